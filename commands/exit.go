@@ -1,0 +1,116 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes shared by every command (README "Exit codes").
+const (
+	exitClean    = 0   // nothing found, nothing to do
+	exitFindings = 1   // findings, or changes made / needed
+	exitUsage    = 2   // bad flags or arguments
+	exitPartial  = 3   // done, but some inputs were skipped or refused
+	exitIO       = 4   // I/O or internal error
+	exitSignal   = 130 // interrupted
+)
+
+// usageError is a mistake on the command line; it is printed with a hint showing the fix.
+type usageError struct {
+	msg, hint string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// statusError ends a run that already printed its report with a non-zero status.
+type statusError struct{ code int }
+
+func (e *statusError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// status returns nil for 0 and a statusError otherwise, for Actions that finished their output.
+func status(code int) error {
+	if code == exitClean {
+		return nil
+	}
+	return &statusError{code: code}
+}
+
+// exitStatus prints err once, with the program prefix, and maps it to an exit code.
+func exitStatus(stderr io.Writer, err error) int {
+	var (
+		usage *usageError
+		st    *statusError
+		coder cli.ExitCoder
+	)
+	switch {
+	case err == nil:
+		return exitClean
+	case errors.As(err, &st):
+		return st.code
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "clawdoctor: interrupted")
+		return exitSignal
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "clawdoctor: error: %s\n", usage.msg)
+		if usage.hint != "" {
+			fmt.Fprintf(stderr, "clawdoctor: hint: %s\n", usage.hint)
+		}
+		return exitUsage
+	case errors.As(err, &coder):
+		if msg := strings.TrimSpace(err.Error()); msg != "" {
+			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
+		}
+		return coder.ExitCode()
+	case isFlagError(err):
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the flags\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+	return exitIO
+}
+
+// isFlagError recognises the flag package's parse errors, which urfave/cli returns unwrapped
+// when a command has no OnUsageError.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "flag provided but not defined") ||
+		strings.HasPrefix(msg, "flag needs an argument") ||
+		strings.HasPrefix(msg, "invalid value") ||
+		strings.HasPrefix(msg, "Required flag") ||
+		strings.HasPrefix(msg, "No help topic")
+}
+
+// rejectLateFlags is every command's Before hook. urfave/cli v2 stops parsing flags at the
+// first argument, so "clawdoctor repair f.jsonl --dry-run" would really repair. A file whose
+// name starts with "-" must be written "./-name".
+func rejectLateFlags(c *cli.Context) error {
+	for _, a := range c.Args().Slice() {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return &usageError{
+				msg:  fmt.Sprintf("flag %s given after the file arguments", a),
+				hint: "put flags first: clawdoctor " + c.Command.Name + " [flags] " + argsWord(c) + " (a file named like a flag: ./" + a + ")",
+			}
+		}
+	}
+	return nil
+}
+
+func argsWord(c *cli.Context) string {
+	if c.Command.ArgsUsage != "" {
+		return c.Command.ArgsUsage
+	}
+	return "ARG..."
+}
+
+// notYet is the Action of a command whose issue has not landed yet.
+func notYet(name string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		return &usageError{msg: name + " is not yet implemented in this build",
+			hint: "clawdoctor stats shows what is in the state dir"}
+	}
+}

@@ -1,0 +1,139 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Globals are the flags every command understands.
+type Globals struct {
+	StateDir   string    // resolved state dir (see ResolveStateDir)
+	Agent      string    // --agent, "" for the default agent
+	AllAgents  bool      // --all-agents
+	JSON       bool      // --json
+	Now        time.Time // --now, or the clock
+	NoProgress bool      // --no-progress
+}
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "state-dir", Usage: "OpenClaw state dir (default $OPENCLAW_STATE_DIR, else ~/.openclaw, else ~/.clawdbot or ~/.moltbot)", TakesFile: true},
+		&cli.StringFlag{Name: "agent", Usage: "work on this agent id only"},
+		&cli.BoolFlag{Name: "all-agents", Usage: "work on every agent of the state dir"},
+		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+		&cli.StringFlag{Name: "now", Usage: "fixed clock for reproducible runs (RFC3339, e.g. 2026-05-05T12:00:00Z)"},
+		&cli.BoolFlag{Name: "no-progress", Usage: "never show a progress bar"},
+	}
+}
+
+// flagSetIn reports the nearest context in c's lineage where name was given on the command
+// line. Common flags are defined on the app and on every command, and urfave/cli v2 would
+// otherwise read the command's unset copy and ignore "clawdoctor --json stats".
+func flagSetIn(c *cli.Context, name string) *cli.Context {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command == nil && ctx.App == nil {
+			continue
+		}
+		if slices.Contains(ctx.LocalFlagNames(), name) {
+			return ctx
+		}
+	}
+	return nil
+}
+
+func globalString(c *cli.Context, name string) string {
+	if ctx := flagSetIn(c, name); ctx != nil {
+		return ctx.String(name)
+	}
+	return ""
+}
+
+func globalBool(c *cli.Context, name string) bool {
+	if ctx := flagSetIn(c, name); ctx != nil {
+		return ctx.Bool(name)
+	}
+	return false
+}
+
+// globals reads the common flags of c.
+func globals(c *cli.Context) (Globals, error) {
+	g := Globals{
+		Agent:      globalString(c, "agent"),
+		AllAgents:  globalBool(c, "all-agents"),
+		JSON:       globalBool(c, "json"),
+		NoProgress: globalBool(c, "no-progress"),
+		Now:        now(),
+	}
+	if g.Agent != "" && g.AllAgents {
+		return g, &usageError{msg: "--agent and --all-agents cannot be used together",
+			hint: "clawdoctor stats --all-agents"}
+	}
+	if s := globalString(c, "now"); s != "" {
+		t, err := parseNow(s)
+		if err != nil {
+			return g, &usageError{msg: fmt.Sprintf("--now %q: %v", s, err),
+				hint: "--now 2026-05-05T12:00:00Z"}
+		}
+		g.Now = t
+	}
+	g.StateDir = ResolveStateDir(globalString(c, "state-dir"), os.Getenv, os.UserHomeDir, exists)
+	return g, nil
+}
+
+func parseNow(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not an RFC3339 time")
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// ResolveStateDir picks the state dir as OpenClaw's resolveStateDir does (store.md §1.1):
+// the flag, then $OPENCLAW_STATE_DIR (or the older $CLAWDBOT_STATE_DIR), then <home>/.openclaw
+// if it exists, then the first existing legacy dir, then <home>/.openclaw. <home> honours
+// $OPENCLAW_HOME.
+func ResolveStateDir(flag string, getenv func(string) string, home func() (string, error), exists func(string) bool) string {
+	h := getenv("OPENCLAW_HOME")
+	if h == "" {
+		h, _ = home()
+	}
+	expand := func(p string) string {
+		if p == "~" {
+			return h
+		}
+		if len(p) > 1 && p[0] == '~' && (p[1] == '/' || p[1] == filepath.Separator) {
+			return filepath.Join(h, p[2:])
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	for _, v := range []string{flag, getenv("OPENCLAW_STATE_DIR"), getenv("CLAWDBOT_STATE_DIR")} {
+		if v = strings.TrimSpace(v); v != "" {
+			return expand(v)
+		}
+	}
+	def := filepath.Join(h, ".openclaw")
+	if exists(def) {
+		return def
+	}
+	for _, legacy := range []string{".clawdbot", ".moldbot", ".moltbot"} {
+		if p := filepath.Join(h, legacy); exists(p) {
+			return p
+		}
+	}
+	return def
+}

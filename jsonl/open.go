@@ -1,0 +1,120 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compression names how a stream is compressed.
+type Compression int
+
+const (
+	Plain Compression = iota
+	Gzip
+	Zstd
+)
+
+func (c Compression) String() string {
+	return [...]string{"plain", "gzip", "zstd"}[c]
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// Detect peeks at the first bytes of br and names its compression.
+func Detect(br *bufio.Reader) Compression {
+	p, _ := br.Peek(4)
+	switch {
+	case bytes.HasPrefix(p, zstdMagic):
+		return Zstd
+	case bytes.HasPrefix(p, gzipMagic):
+		return Gzip
+	}
+	return Plain
+}
+
+// Decompress returns a reader of r's content, decompressing gzip or zstd found by magic
+// bytes, so "x.jsonl.reset.<ts>.zst" reads like a plain file whatever its name says.
+// Close releases the decoder; it does not close r.
+func Decompress(r io.Reader) (io.ReadCloser, Compression, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	switch c := Detect(br); c {
+	case Gzip:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, c, fmt.Errorf("gzip: %w", err)
+		}
+		return zr, c, nil
+	case Zstd:
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, c, fmt.Errorf("zstd: %w", err)
+		}
+		return zstdCloser{zr}, c, nil
+	default:
+		return io.NopCloser(br), c, nil
+	}
+}
+
+type zstdCloser struct{ *zstd.Decoder }
+
+func (z zstdCloser) Close() error { z.Decoder.Close(); return nil }
+
+// File is an open JSONL file, decompressed if needed.
+type File struct {
+	io.Reader               // the decompressed content
+	Path        string      // as given
+	Compression Compression // how the file is stored
+	Size        int64       // on-disk size
+	raw         *os.File
+	dec         io.ReadCloser
+}
+
+// Open opens path for streaming. When counter is not nil it is fed on-disk bytes as they
+// are read, so a progress bar tracks the real file.
+func Open(path string, counted func(n int64)) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	var src io.Reader = f
+	if counted != nil {
+		src = &countReader{r: f, add: counted}
+	}
+	dec, c, err := Decompress(src)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &File{Reader: dec, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
+}
+
+// Close closes the decoder and the file.
+func (f *File) Close() error {
+	f.dec.Close()
+	return f.raw.Close()
+}
+
+type countReader struct {
+	r   io.Reader
+	add func(int64)
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.add(int64(n))
+	return n, err
+}

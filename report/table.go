@@ -1,0 +1,66 @@
+// Package report renders every result for people (tables via tablewriter v1), for scripts
+// (JSON) and for issues (Markdown). It is the only human-output formatter; all formats are
+// golden-tested so their bytes stay stable.
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Format selects an output format.
+type Format string
+
+const (
+	Text     Format = "text"
+	JSON     Format = "json"
+	Markdown Format = "markdown"
+	SARIF    Format = "sarif"
+)
+
+// NewTable returns a byte-stable ASCII table: no header upper-casing, left-aligned headers,
+// no wrapping.
+func NewTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+}
+
+// NewMarkdownTable returns a GitHub-flavoured Markdown table.
+func NewMarkdownTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+	)
+}
+
+// WriteJSON writes v as indented JSON with a final newline, without HTML escaping.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// Color reports whether ANSI colour may be used on w: a terminal and NO_COLOR unset.
+func Color(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
