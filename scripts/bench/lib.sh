@@ -1,0 +1,160 @@
+# shellcheck shell=bash
+# scripts/bench/lib.sh: helpers shared by scripts/bench.sh and every scripts/bench/<area>.sh.
+# Source it:  . "$(dirname "$0")/lib.sh"
+#
+# Output contract: every figure is ONE line on stdout,
+#   name<TAB>value<TAB>peakRSS
+# where value is "123.4 MB/s" (throughput over BYTES) or "12.34 s" (wall time), and peakRSS
+# is "56.7 MiB". Notes (skipped tools, sizes) go to stderr as "# ..." lines so the table
+# on stdout stays machine-readable. bench.sh collects the lines of every sub-script and prints
+# one table.
+#
+# Helpers:
+#   bench_measure NAME BYTES CMD...   run CMD once (stdout to /dev/null, stderr kept in
+#                                     $BENCH_TMP/NAME.err), print NAME, MB/s over BYTES (or
+#                                     seconds when BYTES is 0 or -) and peak RSS. The exit
+#                                     status of CMD is returned; exit 1 ("findings") is not an
+#                                     error for clawdoctor, so callers decide.
+#   bench_measure_shell NAME BYTES 'pipeline'   the same for a shell pipeline (bash -c)
+#   bench_need TOOL [DEB]             0 if TOOL is on PATH; else apt-get install DEB (default
+#                                     TOOL) when running as root, else print a skip note, 1
+#   bench_baselines PREFIX FILE       wc -l, jq -c . and the Node JSON.parse-per-line stream
+#                                     over FILE, one line each (PREFIX.wc-l, ...)
+#   $BENCH_NODE_PARSE                 Node baseline script: readline + JSON.parse per line
+#                                     (run: node "$BENCH_NODE_PARSE" FILE)
+#   $BENCH_NODE_REPAIR                Node baseline of OpenClaw's repair: readline, JSON.parse,
+#                                     drop bad lines, JSON.stringify the rest into OUT
+#                                     (run: node "$BENCH_NODE_REPAIR" IN OUT)
+#   bench_size FILE                   size of FILE in bytes
+#   bench_note TEXT...                a "# TEXT" note on stderr
+#   bench_row NAME VALUE RSS          print one raw result line
+#
+# Env: BENCH_TMP must be set (bench.sh sets it; standalone runs get a mktemp dir).
+
+: "${BENCH_TMP:=$(mktemp -d /tmp/clawdoctor-bench.XXXXXX)}"
+export BENCH_TMP
+
+bench_note() { printf '# %s\n' "$*" >&2; }
+
+bench_row() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
+
+bench_size() { stat -c %s "$1"; }
+
+# bench_need TOOL [DEBIAN-PACKAGE]
+bench_need() {
+	local tool=$1 deb=${2:-$1}
+	command -v "$tool" >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		bench_note "installing $deb with apt-get"
+		if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null 2>&1 ||
+			{ apt-get update -qq >/dev/null 2>&1 &&
+				DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null 2>&1; }; then
+			command -v "$tool" >/dev/null 2>&1 && return 0
+		fi
+	fi
+	bench_note "skipped: $tool is not installed (apt-get install $deb)"
+	return 1
+}
+
+# _bench_time prints "wall_seconds maxrss_kib" of the command in "$@" on fd 3.
+_bench_time() {
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f '%e %M' -o "$BENCH_TMP/.time" "$@"
+		local rc=$?
+		tail -n 1 "$BENCH_TMP/.time" >&3
+		return $rc
+	fi
+	# Fallback without GNU time: wall clock from date, peak RSS from /proc/<pid>/status
+	# (VmHWM) sampled until the process exits.
+	local t0 t1 pid hwm=0 v
+	t0=$(date +%s.%N)
+	"$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		v=$(awk '/^VmHWM:/{print $2}' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$v" ] && [ "$v" -gt "$hwm" ] && hwm=$v
+		sleep 0.05
+	done
+	wait "$pid"
+	local rc=$?
+	t1=$(date +%s.%N)
+	echo "$(echo "$t1 - $t0" | bc) $hwm" >&3
+	return $rc
+}
+
+# bench_measure NAME BYTES CMD...
+bench_measure() {
+	local name=$1 bytes=$2
+	shift 2
+	local out rc
+	out=$( { _bench_time "$@" >/dev/null 2>"$BENCH_TMP/$name.err"; } 3>&1)
+	rc=$?
+	local secs=${out%% *} kib=${out##* }
+	local value rss
+	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
+	if [ -n "$bytes" ] && [ "$bytes" != "-" ] && [ "$bytes" != 0 ]; then
+		value=$(awk -v b="$bytes" -v s="$secs" 'BEGIN{ if (s<=0) s=0.01; printf "%.1f MB/s", b/1e6/s}')
+	else
+		value=$(awk -v s="$secs" 'BEGIN{printf "%.2f s", s}')
+	fi
+	if [ $rc -gt 1 ]; then
+		value="$value (exit $rc)"
+		bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
+	fi
+	bench_row "$name" "$value" "$rss"
+	return $rc
+}
+
+# bench_measure_shell NAME BYTES 'shell pipeline'
+bench_measure_shell() {
+	local name=$1 bytes=$2
+	bench_measure "$name" "$bytes" bash -c "$3"
+}
+
+# The Node baselines are written once into $BENCH_TMP/.node; run them through bench_measure:
+#   bench_measure node-parse "$bytes" node "$BENCH_NODE_PARSE" FILE
+#   bench_measure node-repair "$bytes" node "$BENCH_NODE_REPAIR" IN OUT
+BENCH_NODE_PARSE="$BENCH_TMP/.node/parse.js"
+BENCH_NODE_REPAIR="$BENCH_TMP/.node/repair.js"
+export BENCH_NODE_PARSE BENCH_NODE_REPAIR
+mkdir -p "$BENCH_TMP/.node"
+[ -f "$BENCH_NODE_PARSE" ] || cat >"$BENCH_NODE_PARSE" <<'JS'
+// Baseline: stream a JSONL file line by line and JSON.parse each line (what a Node reader does).
+const fs = require('fs');
+const readline = require('readline');
+const rl = readline.createInterface({ input: fs.createReadStream(process.argv[2], { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+let lines = 0, bad = 0;
+rl.on('line', (l) => { lines++; if (l.trim() === '') return; try { JSON.parse(l); } catch { bad++; } });
+rl.on('close', () => { process.stderr.write(`node: ${lines} lines, ${bad} bad\n`); });
+JS
+[ -f "$BENCH_NODE_REPAIR" ] || cat >"$BENCH_NODE_REPAIR" <<'JS'
+// Baseline of OpenClaw's repair (session-file-repair.ts): parse every line, drop the bad ones,
+// re-serialize the rest with JSON.stringify, write them out. Streaming, unlike OpenClaw's
+// whole-file read, so it is a generous baseline.
+const fs = require('fs');
+const readline = require('readline');
+const rl = readline.createInterface({ input: fs.createReadStream(process.argv[2], { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+const out = fs.createWriteStream(process.argv[3], { highWaterMark: 1 << 20 });
+let dropped = 0, buf = [];
+const flush = () => { if (buf.length) { out.write(buf.join('')); buf = []; } };
+rl.on('line', (l) => {
+  if (l.trim() === '') return;
+  try { buf.push(JSON.stringify(JSON.parse(l)) + '\n'); } catch { dropped++; }
+  if (buf.length >= 4096) flush();
+});
+rl.on('close', () => { flush(); out.end(() => process.stderr.write(`node repair: dropped ${dropped}\n`)); });
+JS
+
+# bench_baselines NAME-PREFIX FILE: the read baselines every throughput figure is shown beside:
+# wc -l, jq -c . (if installed) and the Node JSON.parse stream, all over FILE.
+bench_baselines() {
+	local p=$1 f=$2 bytes
+	bytes=$(bench_size "$f")
+	bench_measure "$p.wc-l" "$bytes" wc -l "$f"
+	if bench_need jq; then
+		bench_measure "$p.jq-c" "$bytes" jq -c . "$f"
+	fi
+	if bench_need node nodejs; then
+		bench_measure "$p.node-json-parse" "$bytes" node --max-old-space-size=4096 "$BENCH_NODE_PARSE" "$f"
+	fi
+}
