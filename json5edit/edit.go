@@ -95,6 +95,9 @@ func Delete(src []byte, path ...string) ([]byte, error) {
 	case m.commaAt >= 0:
 		from, to = m.leadStart, m.commaAt+1
 		to = skipBlankToEOL(src, to, from != m.keyStart)
+	case idx == 0:
+		// The only member, with comments around it that must stay.
+		from, to = m.keyStart, m.value.end
 	default:
 		// Last member without a trailing comma: also remove the previous member's comma.
 		prev := obj.members[idx-1]
