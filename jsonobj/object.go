@@ -1,0 +1,254 @@
+// Package jsonobj holds an order-preserving JSON object: members keep their source order and
+// their raw value bytes, so a document nobody changed is written back byte for byte, and a
+// JavaScript JSON.stringify(v, null, 2) marshaller reproduces the files OpenClaw writes
+// (sessions.json, store.md §7.1). It depends only on the standard library.
+package jsonobj
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ErrNotObject is returned by Parse for a JSON text that is valid but not an object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// Member is one key/value pair of an Object.
+type Member struct {
+	Key   string          // the decoded key (lone surrogates read as U+FFFD)
+	Value json.RawMessage // the value's bytes as in the source, or as given to Set
+	raw   []byte          // the key token as in the source
+}
+
+// Object is a JSON object whose members keep their order and their raw bytes. The zero value
+// is an empty object. Values are never modified in place: Set replaces the slice, so Values
+// may alias the parsed input.
+type Object struct {
+	members []Member
+	index   map[string]int // decoded key → position
+	dups    []string
+}
+
+// Parse parses data, one JSON object, keeping member order and raw values. A repeated key
+// keeps its first position and its last value, as JSON.parse does; Duplicates lists them.
+// Errors are *SyntaxError (with line and column) or wrap ErrNotObject.
+func Parse(data []byte) (*Object, error) {
+	n, err := parseDocument(data, true)
+	if err != nil {
+		return nil, err
+	}
+	if n.kind != '{' {
+		return nil, fmt.Errorf("%w (found %s)", ErrNotObject, kindName(n.kind))
+	}
+	o := &Object{}
+	var scratch []uint16
+	for _, m := range orderMembersSource(n.keys, &scratch) {
+		if m.dup {
+			o.dups = append(o.dups, m.key)
+		}
+		o.members = append(o.members, Member{Key: m.key, Value: n.kids[m.value].raw, raw: n.keys[m.first]})
+	}
+	o.reindex()
+	return o, nil
+}
+
+type sourceMember struct {
+	key          string
+	first, value int
+	dup          bool
+}
+
+// orderMembersSource de-duplicates keys by JS identity but keeps source order (Object keeps
+// source order; the JS marshaller reorders integer-like keys when writing).
+func orderMembersSource(keys [][]byte, scratch *[]uint16) []sourceMember {
+	out := make([]sourceMember, 0, len(keys))
+	seen := make(map[string]int, len(keys))
+	for i, k := range keys {
+		*scratch = decodeUnits(k, (*scratch)[:0])
+		id := string(appendJSQuoted(nil, *scratch))
+		if p, ok := seen[id]; ok {
+			out[p].value = i
+			out[p].dup = true
+			continue
+		}
+		seen[id] = len(out)
+		out = append(out, sourceMember{key: unitsString(*scratch), first: i, value: i})
+	}
+	return out
+}
+
+func kindName(k byte) string {
+	switch k {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "an object"
+}
+
+func (o *Object) reindex() {
+	o.index = make(map[string]int, len(o.members))
+	for i, m := range o.members {
+		if _, ok := o.index[m.Key]; !ok {
+			o.index[m.Key] = i
+		}
+	}
+}
+
+// Len returns the number of members.
+func (o *Object) Len() int { return len(o.members) }
+
+// Keys returns the keys in order.
+func (o *Object) Keys() []string {
+	keys := make([]string, len(o.members))
+	for i, m := range o.members {
+		keys[i] = m.Key
+	}
+	return keys
+}
+
+// Members returns the members in order. The slice is a copy; the values alias the object.
+func (o *Object) Members() []Member {
+	return append([]Member(nil), o.members...)
+}
+
+// Duplicates returns the keys that appeared more than once in the parsed text.
+func (o *Object) Duplicates() []string { return o.dups }
+
+func (o *Object) find(key string) int {
+	if o.index == nil {
+		return -1
+	}
+	if i, ok := o.index[key]; ok {
+		return i
+	}
+	return -1
+}
+
+// Has reports whether key is present.
+func (o *Object) Has(key string) bool { return o.find(key) >= 0 }
+
+// Get returns the raw value of key.
+func (o *Object) Get(key string) (json.RawMessage, bool) {
+	if i := o.find(key); i >= 0 {
+		return o.members[i].Value, true
+	}
+	return nil, false
+}
+
+// GetObject returns the value of key parsed as an Object; ok is false when key is absent.
+// A present value that is not an object is an error wrapping ErrNotObject.
+func (o *Object) GetObject(key string) (obj *Object, ok bool, err error) {
+	v, ok := o.Get(key)
+	if !ok {
+		return nil, false, nil
+	}
+	obj, err = Parse(v)
+	if err != nil {
+		return nil, true, fmt.Errorf("%q: %w", key, err)
+	}
+	return obj, true, nil
+}
+
+// Set gives key the raw JSON value v (surrounding whitespace is trimmed). An existing key keeps
+// its position; a new key is appended at the end, as a JS assignment does.
+func (o *Object) Set(key string, v json.RawMessage) error {
+	v = bytes.TrimFunc(v, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) })
+	if !Valid(v) {
+		return fmt.Errorf("set %q: value is not valid JSON", key)
+	}
+	v = append(json.RawMessage(nil), v...)
+	if i := o.find(key); i >= 0 {
+		o.members[i].Value = v
+		return nil
+	}
+	if o.index == nil {
+		o.index = map[string]int{}
+	}
+	o.index[key] = len(o.members)
+	o.members = append(o.members, Member{Key: key, Value: v, raw: Quote(key)})
+	return nil
+}
+
+// SetValue encodes v with encoding/json (HTML escaping off) and calls Set.
+func (o *Object) SetValue(key string, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("set %q: %w", key, err)
+	}
+	return o.Set(key, buf.Bytes())
+}
+
+// Delete removes key and reports whether it was present. The other members keep their order.
+func (o *Object) Delete(key string) bool {
+	i := o.find(key)
+	if i < 0 {
+		return false
+	}
+	o.members = append(o.members[:i], o.members[i+1:]...)
+	o.reindex()
+	return true
+}
+
+// Clone returns a copy whose member list can be changed without affecting o.
+func (o *Object) Clone() *Object {
+	c := &Object{members: append([]Member(nil), o.members...), dups: o.dups}
+	c.reindex()
+	return c
+}
+
+// MarshalJSON writes the object compactly in member order, each key token and value token
+// byte for byte as parsed (only whitespace between tokens is dropped), so a compact input
+// round-trips exactly.
+func (o *Object) MarshalJSON() ([]byte, error) {
+	out := []byte{'{'}
+	for i, m := range o.members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m.raw...)
+		out = append(out, ':')
+		out = Compact(out, m.Value)
+	}
+	return append(out, '}'), nil
+}
+
+// UnmarshalJSON replaces o with the parsed object data.
+func (o *Object) UnmarshalJSON(data []byte) error {
+	p, err := Parse(data)
+	if err != nil {
+		return err
+	}
+	*o = *p
+	return nil
+}
+
+// MarshalJS writes the object as JSON.stringify(obj, null, indent) would (see Stringify):
+// integer-like keys first, then the others in member order, JS escaping, number tokens kept.
+// With indent "  " an untouched sessions.json written by OpenClaw comes back byte for byte.
+func (o *Object) MarshalJS(indent string) ([]byte, error) {
+	n := node{kind: '{', keys: make([][]byte, len(o.members)), kids: make([]node, len(o.members))}
+	size := 2
+	for i, m := range o.members {
+		kid, err := parseDocument(m.Value, true)
+		if err != nil {
+			return nil, fmt.Errorf("value of %q: %w", m.Key, err)
+		}
+		n.keys[i] = m.raw
+		n.kids[i] = kid
+		size += len(m.raw) + len(m.Value) + 8
+	}
+	w := &stringifier{indent: indent, out: make([]byte, 0, size+size/4)}
+	w.node(&n, 0)
+	return w.out, nil
+}
