@@ -4,57 +4,173 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 )
 
 // ErrNotObject is returned for a line that is valid JSON but not an object.
 var ErrNotObject = errors.New("not a JSON object")
 
-// DecodeHeader decodes a header line. ok is false when the line is not a session header.
-func DecodeHeader(line []byte) (h Header, ok bool, err error) {
-	if err := json.Unmarshal(line, &h); err != nil {
-		return Header{}, false, err
+// DecodeHeader decodes a header line. ok is false when the line is not a session header
+// (type "session"). A field of an unexpected type (say "cwd": 5) is left at its zero value
+// instead of failing: the header is still a header, and Raw keeps every byte.
+func DecodeHeader(orig []byte) (h Header, ok bool, err error) {
+	line := trimWS(orig)
+	if len(line) == 0 || line[0] != '{' {
+		if !json.Valid(line) {
+			return Header{}, false, syntaxError(line)
+		}
+		return Header{}, false, ErrNotObject
 	}
-	h.Raw = append([]byte(nil), line...)
+	if err := json.Unmarshal(line, &h); err != nil {
+		if !json.Valid(line) {
+			return Header{}, false, syntaxError(line)
+		}
+		h = Header{}
+		if err := decodeLenient(line, &h); err != nil {
+			return Header{}, false, err
+		}
+	}
+	h.Raw = append([]byte(nil), orig...)
 	return h, h.Type == TypeSession, nil
 }
 
-// DecodeEntry decodes one entry line tolerantly: unknown types and fields are kept in Raw,
-// and a message whose content has an unexpected shape still decodes (Message.Content.Null).
-func DecodeEntry(line []byte) (*Entry, error) {
+// VersionNumber returns the header's "version" when it is a JSON number. ok is false when the
+// field is missing or null (pi reads that as version 1) or not a number.
+func (h *Header) VersionNumber() (v float64, ok bool) {
+	raw, found, _ := GetField(h.Raw, "version")
+	if !found {
+		if h.Version != nil {
+			return float64(*h.Version), true
+		}
+		return 0, false
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// DecodeEntry decodes one entry line tolerantly: unknown types and fields are kept in Raw, a
+// known field of an unexpected type (a numeric parentId, a string usage) is left at its zero
+// value, and a message whose content has an unexpected shape still decodes (Content.Raw).
+// The only errors are for a line that is not JSON (a *json.SyntaxError) or not an object
+// (ErrNotObject). Raw is an exact copy of the line.
+func DecodeEntry(orig []byte) (*Entry, error) {
+	line := trimWS(orig)
 	if len(line) == 0 || line[0] != '{' {
-		var v any
-		if err := json.Unmarshal(line, &v); err != nil {
-			return nil, err
+		if !json.Valid(line) {
+			return nil, syntaxError(line)
 		}
 		return nil, ErrNotObject
 	}
 	var e Entry
 	if err := json.Unmarshal(line, &e); err != nil {
-		// Retry without the message: a malformed message shape must not hide the entry.
-		var base struct {
-			Type      string  `json:"type"`
-			ID        string  `json:"id"`
-			ParentID  *string `json:"parentId"`
-			Timestamp string  `json:"timestamp"`
+		if !json.Valid(line) {
+			return nil, syntaxError(line)
 		}
-		if err2 := json.Unmarshal(line, &base); err2 != nil {
+		e = Entry{}
+		if err := decodeLenient(line, &e); err != nil {
 			return nil, err
 		}
-		e = Entry{Type: base.Type, ID: base.ID, ParentID: base.ParentID, Timestamp: base.Timestamp}
-		if e.Type == TypeMessage {
-			e.Message = &Message{Content: Content{Null: true}}
-			var raw struct {
-				Message struct {
-					Role string `json:"role"`
-				} `json:"message"`
-			}
-			if json.Unmarshal(line, &raw) == nil {
-				e.Message.Role = raw.Message.Role
+	}
+	e.Raw = append([]byte(nil), orig...)
+	return &e, nil
+}
+
+// syntaxError returns the *json.SyntaxError encoding/json gives for b.
+func syntaxError(b []byte) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	if err == nil {
+		return ErrNotObject
+	}
+	return err
+}
+
+func trimWS(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isWS(b[i]) {
+		i++
+	}
+	for j > i && isWS(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+// lenientFields maps a struct type to its JSON field names and field indexes.
+var lenientFields sync.Map // reflect.Type -> map[string][]int
+
+func fieldsOf(t reflect.Type) map[string][]int {
+	if m, ok := lenientFields.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Index
+	}
+	lenientFields.Store(t, m)
+	return m
+}
+
+// decodeLenient decodes the JSON object obj into the struct dst points to, one member at a
+// time: a member whose value does not fit its field leaves the field at its zero value. A
+// *Message field is decoded leniently too. Like encoding/json, the last duplicate key wins
+// and key matching is exact first, then case-insensitive.
+func decodeLenient(obj []byte, dst any) error {
+	v := reflect.ValueOf(dst).Elem()
+	fields := fieldsOf(v.Type())
+	_, err := eachMember(obj, 0, func(m member) bool {
+		var key string
+		if json.Unmarshal(obj[m.key.start:m.key.end], &key) != nil {
+			return true
+		}
+		idx, ok := fields[key]
+		if !ok {
+			for name, i := range fields {
+				if strings.EqualFold(name, key) {
+					idx, ok = i, true
+					break
+				}
 			}
 		}
+		if !ok {
+			return true
+		}
+		f := v.FieldByIndex(idx)
+		val := obj[m.val.start:m.val.end]
+		if f.Type() == reflect.TypeOf((*Message)(nil)) && len(val) > 0 && val[0] == '{' {
+			var msg Message
+			if json.Unmarshal(val, &msg) != nil {
+				msg = Message{}
+				_ = decodeLenient(val, &msg)
+			}
+			f.Set(reflect.ValueOf(&msg))
+			return true
+		}
+		p := reflect.New(f.Type())
+		if json.Unmarshal(val, p.Interface()) == nil {
+			f.Set(p.Elem())
+		} else {
+			f.Set(reflect.Zero(f.Type()))
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("decode: %w", err)
 	}
-	e.Raw = append([]byte(nil), line...)
-	return &e, nil
+	return nil
 }
 
 // LineError reports a problem with one line of a transcript.

@@ -6,7 +6,6 @@ package session
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // Entry types of the pi v3 session format (spec transcript.md §2.4).
@@ -77,6 +76,12 @@ type Entry struct {
 	Raw []byte `json:"-"` // the exact line, without its terminator
 }
 
+// HasParentField reports whether the line has a top-level "parentId" key (of any value).
+func (e *Entry) HasParentField() bool {
+	_, ok, _ := GetField(e.Raw, "parentId")
+	return ok
+}
+
 // Parent returns the parent id, or "" for a root.
 func (e *Entry) Parent() string {
 	if e.ParentID == nil {
@@ -128,13 +133,19 @@ type Message struct {
 	Truncated          bool            `json:"truncated,omitempty"`
 	FullOutputPath     string          `json:"fullOutputPath,omitempty"`
 	ExcludeFromContext bool            `json:"excludeFromContext,omitempty"`
+	// branchSummary, compactionSummary (built in memory by BuildContext, never stored)
+	Summary      string   `json:"summary,omitempty"`
+	FromID       string   `json:"fromId,omitempty"`
+	TokensBefore *float64 `json:"tokensBefore,omitempty"`
 }
 
-// ResultID returns the tool-call id a toolResult answers, from any of its spellings.
+// ResultID returns the tool-call id a toolResult answers: the first non-blank value among
+// toolCallId, toolUseId, tool_call_id, tool_use_id, callId and call_id, trimmed (spec §4.1,
+// newest extraction).
 func (m *Message) ResultID() string {
 	for _, s := range []string{m.ToolCallID, m.ToolUseID, m.ToolCallIDAlt, m.ToolUseIDAlt, m.CallID, m.CallIDAlt} {
-		if s != "" {
-			return s
+		if t := JSTrim(s); t != "" {
+			return t
 		}
 	}
 	return ""
@@ -147,29 +158,63 @@ type Usage struct {
 	CacheRead   float64 `json:"cacheRead"`
 	CacheWrite  float64 `json:"cacheWrite"`
 	TotalTokens float64 `json:"totalTokens"`
+	Cost        *Cost   `json:"cost,omitempty"`
+}
+
+// Cost is the money cost of an assistant message, per token kind.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
 }
 
 // Content is a message's content: a plain string or a list of blocks.
 type Content struct {
 	Text   string  // set when the content was a JSON string
-	Blocks []Block // set when it was an array
+	Blocks []Block // set when it was an array; an element that is not an object has only Raw
 	IsText bool    // the content was a string
 	Null   bool    // absent or null
+	// Raw is the content's exact bytes as read (nil for a Content built in code). A content of
+	// any other shape (an object, a number) keeps only Raw.
+	Raw json.RawMessage
 }
 
-// UnmarshalJSON accepts a string, an array of blocks, or null.
+// IsArray reports whether the content is a JSON array (possibly empty).
+func (c *Content) IsArray() bool {
+	if c.Raw != nil {
+		return len(c.Raw) > 0 && c.Raw[0] == '['
+	}
+	return !c.IsText && !c.Null && c.Blocks != nil
+}
+
+// UnmarshalJSON accepts a string, an array of blocks, or null. Any other shape is kept in Raw
+// without an error, and an array element that does not decode as a block is kept as a Block
+// with only Raw set: decoding is tolerant.
 func (c *Content) UnmarshalJSON(b []byte) error {
+	b = trimWS(b)
+	*c = Content{Raw: append(json.RawMessage(nil), b...)}
 	switch {
 	case len(b) == 0 || string(b) == "null":
-		*c = Content{Null: true}
+		c.Null = true
 		return nil
 	case b[0] == '"':
 		c.IsText = true
 		return json.Unmarshal(b, &c.Text)
 	case b[0] == '[':
-		return json.Unmarshal(b, &c.Blocks)
+		c.Blocks = []Block{}
+		_, err := eachElement(b, 0, func(_ int, v span) bool {
+			var blk Block
+			if blk.UnmarshalJSON(b[v.start:v.end]) != nil {
+				blk = Block{Raw: append(json.RawMessage(nil), b[v.start:v.end]...)}
+			}
+			c.Blocks = append(c.Blocks, blk)
+			return true
+		})
+		return err
 	}
-	return fmt.Errorf("content is neither a string nor an array")
+	return nil
 }
 
 // MarshalJSON writes the content back in the form it was read.
@@ -178,7 +223,9 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	case c.Null:
 		return []byte("null"), nil
 	case c.IsText:
-		return json.Marshal(c.Text)
+		return jsString(c.Text), nil
+	case c.Blocks == nil && c.Raw != nil:
+		return c.Raw, nil
 	}
 	if c.Blocks == nil {
 		return []byte("[]"), nil
@@ -207,12 +254,21 @@ type Block struct {
 	Raw               json.RawMessage `json:"-"`
 }
 
-// UnmarshalJSON decodes a block and keeps its raw bytes.
+// UnmarshalJSON decodes a block and keeps its raw bytes. A field of an unexpected type is
+// left at its zero value instead of failing the block; a block that is not an object is an
+// error (Content keeps it as a Block with only Raw).
 func (b *Block) UnmarshalJSON(data []byte) error {
+	data = trimWS(data)
 	type plain Block
 	var p plain
 	if err := json.Unmarshal(data, &p); err != nil {
-		return err
+		if len(data) == 0 || data[0] != '{' {
+			return err
+		}
+		p = plain{}
+		if err := decodeLenient(data, &p); err != nil {
+			return err
+		}
 	}
 	*b = Block(p)
 	b.Raw = append(json.RawMessage(nil), data...)
