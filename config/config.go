@@ -1,0 +1,287 @@
+// Package config reads the OpenClaw configuration file (openclaw.json, JSON5) far enough for
+// offline maintenance: session.maintenance, session.store, session.writeLock, session.mainKey,
+// session.dmScope, agents.list and cron.sessionRetention, plus raw access to everything else.
+// Values are kept as read (string, number, bool): their grammars belong to the callers that
+// resolve them, exactly as OpenClaw resolves them (see retention.Resolve).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/titanous/json5"
+)
+
+// Config is a parsed openclaw.json. The zero value is an empty config (all defaults).
+type Config struct {
+	Path string         // file it was read from, "" when none exists
+	Raw  map[string]any // the whole document as decoded JSON5
+
+	Session Session
+	Agents  []Agent // agents.list, in list order
+	Cron    Cron
+}
+
+// Session is the session.* block.
+type Session struct {
+	Store       string // session.store (may hold {agentId} and a leading ~)
+	MainKey     string // session.mainKey
+	DMScope     string // session.dmScope
+	Maintenance Maintenance
+	WriteLock   WriteLock
+}
+
+// Maintenance holds session.maintenance values as written: a string, a float64, a bool or
+// nil when absent. retention.Resolve applies OpenClaw's grammars and fallbacks.
+type Maintenance struct {
+	Mode                  any
+	PruneAfter            any
+	PruneDays             any
+	MaxEntries            any
+	RotateBytes           any
+	ResetArchiveRetention any
+	MaxDiskBytes          any
+	HighWaterBytes        any
+}
+
+// WriteLock is session.writeLock (§6.1); nil fields are unset.
+type WriteLock struct {
+	AcquireTimeoutMs any
+	StaleMs          any
+	MaxHoldMs        any
+}
+
+// Agent is one agents.list item.
+type Agent struct {
+	ID      string
+	Default bool
+	Raw     map[string]any
+}
+
+// Cron is the cron.* block.
+type Cron struct {
+	SessionRetention any // cron.sessionRetention: string, number, false or nil
+}
+
+// Find returns the config file OpenClaw would read: flag, else $OPENCLAW_CONFIG_PATH (older
+// $CLAWDBOT_CONFIG_PATH), else <stateDir>/openclaw.json, else the first existing legacy name
+// (clawdbot.json, moldbot.json, moltbot.json). The path need not exist.
+func Find(flag, stateDir string, getenv func(string) string) string {
+	for _, v := range []string{flag, getenv("OPENCLAW_CONFIG_PATH"), getenv("CLAWDBOT_CONFIG_PATH")} {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	def := filepath.Join(stateDir, "openclaw.json")
+	if _, err := os.Stat(def); err == nil {
+		return def
+	}
+	for _, name := range []string{"clawdbot.json", "moldbot.json", "moltbot.json"} {
+		if p := filepath.Join(stateDir, name); fileExists(p) {
+			return p
+		}
+	}
+	return def
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Load reads and parses the config at path. A missing file is not an error: it gives an
+// empty Config (OpenClaw runs on defaults then).
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := Parse(f, path)
+	if err != nil {
+		return nil, err
+	}
+	c.Path = path
+	return c, nil
+}
+
+// Parse reads one JSON5 document from r; name is used only in messages.
+func Parse(r io.Reader, name string) (*Config, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	c := &Config{}
+	if strings.TrimSpace(string(data)) == "" {
+		return c, nil
+	}
+	var doc any
+	if err := json5.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not valid JSON5: %v", name, err)
+	}
+	raw, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: top level is not an object", name)
+	}
+	c.Raw = raw
+	sess := object(raw, "session")
+	c.Session.Store, _ = sess["store"].(string)
+	c.Session.MainKey, _ = sess["mainKey"].(string)
+	c.Session.DMScope, _ = sess["dmScope"].(string)
+	m := object(sess, "maintenance")
+	c.Session.Maintenance = Maintenance{
+		Mode: m["mode"], PruneAfter: m["pruneAfter"], PruneDays: m["pruneDays"],
+		MaxEntries: m["maxEntries"], RotateBytes: m["rotateBytes"],
+		ResetArchiveRetention: m["resetArchiveRetention"],
+		MaxDiskBytes:          m["maxDiskBytes"], HighWaterBytes: m["highWaterBytes"],
+	}
+	wl := object(sess, "writeLock")
+	c.Session.WriteLock = WriteLock{AcquireTimeoutMs: wl["acquireTimeoutMs"], StaleMs: wl["staleMs"], MaxHoldMs: wl["maxHoldMs"]}
+	c.Cron.SessionRetention = object(raw, "cron")["sessionRetention"]
+	if list, ok := object(raw, "agents")["list"].([]any); ok {
+		for _, it := range list {
+			a, ok := it.(map[string]any)
+			if !ok {
+				continue
+			}
+			id, _ := a["id"].(string)
+			def, _ := a["default"].(bool)
+			c.Agents = append(c.Agents, Agent{ID: id, Default: def, Raw: a})
+		}
+	}
+	return c, nil
+}
+
+func object(m map[string]any, key string) map[string]any {
+	if m == nil {
+		return nil
+	}
+	o, _ := m[key].(map[string]any)
+	return o
+}
+
+// Lookup returns the raw value at a dotted path ("session.maintenance.mode") and whether it
+// exists.
+func (c *Config) Lookup(path string) (any, bool) {
+	var cur any = c.Raw
+	for _, part := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// AgentIDs returns the configured agent ids, normalized and de-duplicated in list order, or
+// ["main"] when none are configured (store.md §1.2).
+func (c *Config) AgentIDs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range c.Agents {
+		id := NormalizeAgentID(a.ID)
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"main"}
+	}
+	return out
+}
+
+// DefaultAgentID is the first agent with default: true, else the first agent, else "main".
+func (c *Config) DefaultAgentID() string {
+	for _, a := range c.Agents {
+		if a.Default {
+			return NormalizeAgentID(a.ID)
+		}
+	}
+	if len(c.Agents) > 0 {
+		return NormalizeAgentID(c.Agents[0].ID)
+	}
+	return "main"
+}
+
+// NormalizeAgentID is OpenClaw's normalizeAgentId: trim; empty → "main"; a valid id is
+// lower-cased; otherwise lower-case, runs of invalid characters become "-", leading and
+// trailing "-" are stripped, at most 64 characters, empty → "main".
+func NormalizeAgentID(id string) string {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return "main"
+	}
+	low := strings.ToLower(id)
+	var b strings.Builder
+	dash := false
+	for _, r := range low {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '_' || r == '-' {
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := b.String()
+	if validAgentID(low) {
+		return low
+	}
+	out = strings.Trim(out, "-")
+	if len(out) > 64 {
+		out = out[:64]
+	}
+	if out == "" {
+		return "main"
+	}
+	return out
+}
+
+func validAgentID(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i, r := range s {
+		alnum := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
+		if i == 0 && !alnum {
+			return false
+		}
+		if !alnum && r != '_' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// StorePath resolves the sessions.json of agentID: session.store with {agentId} replaced and
+// ~ expanded (relative to cwd otherwise), else <stateDir>/agents/<id>/sessions/sessions.json.
+func (c *Config) StorePath(stateDir, home, agentID string) string {
+	id := NormalizeAgentID(agentID)
+	s := c.Session.Store
+	if strings.TrimSpace(s) == "" {
+		return filepath.Join(stateDir, "agents", id, "sessions", "sessions.json")
+	}
+	s = strings.ReplaceAll(s, "{agentId}", id)
+	if s == "~" {
+		s = home
+	} else if strings.HasPrefix(s, "~/") {
+		s = filepath.Join(home, s[2:])
+	}
+	if abs, err := filepath.Abs(s); err == nil {
+		return abs
+	}
+	return s
+}

@@ -1,0 +1,282 @@
+package retention
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// projectedStoreBytes is the byte length of JSON.stringify(store, null, 2) for the live
+// store: 2 for "{}" plus, per entry, its chunk and 2 bytes of ",\n" (disk-budget.ts).
+func (s *state) projectedStoreBytes() int64 {
+	n := int64(2)
+	for _, e := range s.entries {
+		if e != nil {
+			n += e.ChunkBytes + 2
+		}
+	}
+	return n
+}
+
+// removeForBudget simulates removeFileForBudget: each path once, sized from the listing.
+func (s *state) removeForBudget(path, step, reason string, removed map[string]bool) int64 {
+	if s.fileSet[path] {
+		return 0
+	}
+	size, ok := s.sizes[path]
+	if !ok || size <= 0 {
+		return 0
+	}
+	s.addFile(FileAction{Path: path, Action: FileDelete, Bytes: size, Step: step, Reason: reason})
+	removed[path] = true
+	return size
+}
+
+func (s *state) promptRefCounts() map[string]int {
+	counts := map[string]int{}
+	for _, e := range s.entries {
+		if e != nil && e.PromptHash != "" {
+			counts[e.PromptHash]++
+		}
+	}
+	return counts
+}
+
+func blobHash(f File) string {
+	b := f.base()
+	if IsBlobName(b) {
+		return strings.TrimSuffix(b, ".txt")
+	}
+	return ""
+}
+
+func blobRemovable(f File, refs map[string]int, blobCut, tempCut float64) bool {
+	if IsBlobTemp(f.base()) {
+		return f.ModMs <= tempCut
+	}
+	if f.ModMs > blobCut {
+		return false
+	}
+	h := blobHash(f)
+	return h != "" && refs[h] == 0
+}
+
+// budget is enforceSessionDiskBudget in simulation: tier 1 unreferenced prompt blobs,
+// tier 2 archives and unreferenced artifacts oldest first, tier 3 oldest unprotected entries,
+// each until the total is at or below highWaterBytes.
+func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Budget {
+	st := s.opt.Settings
+	if st.MaxDiskBytes == nil || st.HighWaterBytes == nil {
+		return nil
+	}
+	maxB, hw := *st.MaxDiskBytes, *st.HighWaterBytes
+	for _, f := range files {
+		s.sizes[f.Name] = f.Size
+	}
+	var total, storeSize int64
+	for _, f := range files {
+		total += f.Size
+		if f.Name == s.in.StoreName {
+			storeSize = f.Size
+		}
+	}
+	for _, f := range s.in.Blobs {
+		total += f.Size
+	}
+	existingBlobs := map[string]File{}
+	for _, f := range s.in.Blobs {
+		if h := blobHash(f); h != "" {
+			existingBlobs[h] = f
+		}
+	}
+	virtual := map[string]int64{}
+	for _, e := range s.entries {
+		if e != nil && e.PromptHash != "" && e.PromptBytes > 0 {
+			if _, ok := existingBlobs[e.PromptHash]; !ok {
+				virtual[e.PromptHash] = e.PromptBytes
+			}
+		}
+	}
+	var virtualBytes int64
+	for _, b := range virtual {
+		virtualBytes += b
+	}
+	projected := s.projectedStoreBytes()
+	total = total - storeSize + projected + virtualBytes
+	b := &Budget{TotalBytesBefore: total, TotalBytesAfter: total, MaxBytes: maxB, HighWaterBytes: hw}
+	if total <= maxB {
+		return b
+	}
+	b.OverBudget = true
+	if warnOnly {
+		return b
+	}
+	over := func() string { return fmt.Sprintf("sessions dir %d bytes > maxDiskBytes %d; down to highWaterBytes %d", b.TotalBytesBefore, maxB, hw) }
+	refs := s.referenced()
+	refCounts := s.promptRefCounts()
+	tempCut := s.nowMs - StoreTempStaleMs
+	blobCut := s.nowMs - StoreTempStaleMs
+	// tier 1
+	blobs := make([]File, 0)
+	for _, f := range s.in.Blobs {
+		if blobRemovable(f, refCounts, blobCut, tempCut) {
+			blobs = append(blobs, f)
+		}
+	}
+	sort.SliceStable(blobs, func(a, c int) bool { return blobs[a].ModMs < blobs[c].ModMs })
+	for _, f := range blobs {
+		if total <= hw {
+			break
+		}
+		if n := s.removeForBudget(f.Name, "budget", "disk budget tier 1: unreferenced skills prompt blob; "+over(), removed); n > 0 {
+			total -= n
+			b.FreedBytes += n
+			b.RemovedFiles++
+		}
+	}
+	// tier 2
+	var queue []File
+	for _, f := range files {
+		if s.budgetRemovable(f, refs, tempCut) {
+			queue = append(queue, f)
+		}
+	}
+	sort.SliceStable(queue, func(a, c int) bool { return queue[a].ModMs < queue[c].ModMs })
+	for _, f := range queue {
+		if total <= hw {
+			break
+		}
+		kind := "archive"
+		switch {
+		case IsStoreTemp(f.Name, s.in.StoreName):
+			kind = "stale store temp"
+		case !IsArchive(f.Name):
+			kind = "unreferenced session artifact"
+		}
+		if n := s.removeForBudget(f.Name, "budget", "disk budget tier 2: "+kind+", oldest first; "+over(), removed); n > 0 {
+			total -= n
+			b.FreedBytes += n
+			b.RemovedFiles++
+		}
+	}
+	// tier 3
+	if total > hw {
+		idRefs := map[string]int{}
+		for _, e := range s.entries {
+			if e != nil && e.SessionID != "" {
+				idRefs[e.SessionID]++
+			}
+		}
+		live := s.live()
+		sort.SliceStable(live, func(a, c int) bool {
+			return budgetTime(s.entries[live[a]]) < budgetTime(s.entries[live[c]])
+		})
+		for _, i := range live {
+			if total <= hw {
+				break
+			}
+			e := s.entries[i]
+			if s.active != "" && strings.ToLower(e.Key) == s.active {
+				continue
+			}
+			if ok, _ := s.preserved(e); ok {
+				continue
+			}
+			prev := projected
+			projected -= e.ChunkBytes + 2
+			if projected < 2 {
+				projected = 2
+			}
+			total += projected - prev
+			s.remove(i, ActEvictBudget, "disk budget tier 3: oldest unprotected entry; "+over())
+			if e.PromptHash != "" {
+				refCounts[e.PromptHash]--
+				if refCounts[e.PromptHash] <= 0 {
+					delete(refCounts, e.PromptHash)
+					if v := virtual[e.PromptHash]; v > 0 {
+						total -= v
+					} else if f, ok := existingBlobs[e.PromptHash]; ok && blobRemovable(f, refCounts, blobCut, tempCut) {
+						if n := s.removeForBudget(f.Name, "budget", "skills prompt blob of evicted entry "+e.Key, removed); n > 0 {
+							total -= n
+							b.FreedBytes += n
+							b.RemovedFiles++
+						}
+					}
+				}
+			}
+			b.RemovedEntries++
+			if e.SessionID == "" {
+				continue
+			}
+			idRefs[e.SessionID]--
+			if idRefs[e.SessionID] > 0 {
+				continue
+			}
+			for _, a := range artifactPaths(e) {
+				if n := s.removeForBudget(a, "budget", "transcript or sidecar of budget-evicted entry "+e.Key, removed); n > 0 {
+					total -= n
+					b.FreedBytes += n
+					b.RemovedFiles++
+				}
+			}
+		}
+	}
+	b.TotalBytesAfter = total
+	return b
+}
+
+func (s *state) budgetRemovable(f File, refs map[string]bool, tempCut float64) bool {
+	if IsStoreTemp(f.Name, s.in.StoreName) {
+		return f.ModMs <= tempCut
+	}
+	return IsArchive(f.Name) || (!refs[f.Name] && isUnreferencedArtifactName(f.Name))
+}
+
+// sweep is pruneUnreferencedSessionArtifacts: unreferenced transcripts, checkpoints and
+// trajectory files not modified within pruneAfter, store temps older than 5 minutes and
+// unreferenced prompt blobs, oldest first.
+func (s *state) sweep(files []File, exclude map[string]bool) Artifacts {
+	st := s.opt.Settings
+	older := olderThan(st.PruneAfterMs)
+	a := Artifacts{ScannedFiles: len(files) + len(s.in.Blobs), OlderThanMs: older}
+	refs := s.referenced()
+	refCounts := s.promptRefCounts()
+	cut := s.nowMs - float64(older)
+	tempCut := s.nowMs - StoreTempStaleMs
+	blobCut := s.nowMs - float64(max64(older, StoreTempStaleMs))
+	var queue []File
+	for _, f := range files {
+		if exclude[f.Name] {
+			continue
+		}
+		if IsStoreTemp(f.Name, s.in.StoreName) {
+			if f.ModMs <= tempCut {
+				queue = append(queue, f)
+			}
+			continue
+		}
+		if f.ModMs <= cut && !refs[f.Name] && isUnreferencedArtifactName(f.Name) {
+			queue = append(queue, f)
+		}
+	}
+	for _, f := range s.in.Blobs {
+		if !exclude[f.Name] && blobRemovable(f, refCounts, blobCut, tempCut) {
+			queue = append(queue, f)
+		}
+	}
+	sort.SliceStable(queue, func(x, y int) bool { return queue[x].ModMs < queue[y].ModMs })
+	removed := map[string]bool{}
+	for _, f := range queue {
+		why := fmt.Sprintf("unreferenced artifact not modified for %s (pruneAfter)", fmtDur(older))
+		if IsStoreTemp(f.Name, s.in.StoreName) {
+			why = "store temp older than 5 minutes"
+		} else if strings.Contains(f.Name, "/") {
+			why = "unreferenced skills prompt blob"
+		}
+		if n := s.removeForBudget(f.Name, "sweep", why, removed); n > 0 {
+			a.RemovedFiles++
+			a.FreedBytes += n
+		}
+	}
+	return a
+}
