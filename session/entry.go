@@ -5,6 +5,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -217,7 +218,10 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the content back in the form it was read.
+// MarshalJSON writes the content back in the form it was read: decoded blocks as their raw
+// bytes, a string as JSON.stringify writes it, any other shape as its raw bytes. Marshal it
+// with an Encoder that has SetEscapeHTML(false), or call MarshalJSON directly: encoding/json
+// escapes <, > and & in a Marshaler's output otherwise.
 func (c Content) MarshalJSON() ([]byte, error) {
 	switch {
 	case c.Null:
@@ -227,10 +231,18 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	case c.Blocks == nil && c.Raw != nil:
 		return c.Raw, nil
 	}
-	if c.Blocks == nil {
-		return []byte("[]"), nil
+	out := []byte{'['}
+	for i, b := range c.Blocks {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		bb, err := b.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bb...)
 	}
-	return json.Marshal(c.Blocks)
+	return append(out, ']'), nil
 }
 
 // Block is one content block (spec §2.6): text, thinking, image, toolCall, or a legacy/foreign
@@ -275,13 +287,20 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the raw bytes when the block was decoded and not rebuilt.
+// MarshalJSON writes the raw bytes when the block was decoded and not rebuilt; a block built
+// in code is encoded without HTML escaping.
 func (b Block) MarshalJSON() ([]byte, error) {
 	if b.Raw != nil {
 		return b.Raw, nil
 	}
 	type plain Block
-	return json.Marshal(plain(b))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain(b)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // toolCallTypes are the block types OpenClaw's repair code treats as tool calls (spec §4.1).
