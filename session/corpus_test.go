@@ -135,9 +135,9 @@ type independent struct {
 func countIndependently(t *testing.T, data []byte) independent {
 	var r independent
 	type ent struct {
-		id, parent     string
-		hasID          bool
-		parentKind     int // 0 root, 1 string, 2 other
+		id, parent string
+		hasID      bool
+		parentKind int // 0 root, 1 string, 2 other
 	}
 	var ents []ent
 	parsed := false

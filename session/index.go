@@ -99,7 +99,7 @@ type node struct {
 }
 
 type leafRow struct {
-	target, appendParent       string
+	target, appendParent        string
 	targetNull, hasAppendParent bool
 	appendParentNull            bool
 }
