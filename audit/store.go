@@ -1,0 +1,319 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// oversizedBlob is the size over which a skillsSnapshot or systemPromptReport is reported.
+// Real stores carry a few KB to a few dozen KB; OpenClaw later moved big prompts to blobs.
+const oversizedBlob = 256 << 10
+
+var safeSessionID = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
+
+// storeEntry is what the audit reads from one sessions.json row.
+type storeEntry struct {
+	SessionID          any                        `json:"sessionId"`
+	SessionFile        any                        `json:"sessionFile"`
+	CLISessionIDs      map[string]any             `json:"cliSessionIds"`
+	CLISessionBindings map[string]json.RawMessage `json:"cliSessionBindings"`
+	ClaudeCLISessionID any                        `json:"claudeCliSessionId"`
+	SkillsSnapshot     json.RawMessage            `json:"skillsSnapshot"`
+	SystemPromptReport json.RawMessage            `json:"systemPromptReport"`
+}
+
+// cliBinding is one CLI session id bound to a session key, for the cross-store check.
+type cliBinding struct {
+	id, provider, key, path string
+	line                    int64
+}
+
+// storeResult is what a store check found besides findings.
+type storeResult struct {
+	referenced map[string]bool // base names of transcripts the store references
+	entries    int
+	ok         bool // the store parsed
+}
+
+// checkStore audits dir/sessions.json. It returns the findings, the referenced transcript
+// names and the CLI bindings for the cross-store check.
+func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBinding) storeResult {
+	path := filepath.Join(dir, "sessions.json")
+	res := storeResult{referenced: map[string]bool{}}
+	lines := newLineIndex(data)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	corrupt := func(off int64, err error) storeResult {
+		add(newFinding("store.corrupt", path, lines.at(off), "", fmt.Sprintf("sessions.json is not a valid JSON object (%v); OpenClaw silently treats it as empty, so its next write drops every session row and orphans their transcripts. Do not start the gateway; run: clawdoctor repair %s", err, path),
+			map[string]any{"error": err.Error(), "offset": off}))
+		return res
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		if len(bytes.TrimSpace(data)) == 0 {
+			err = fmt.Errorf("the file is empty")
+		}
+		return corrupt(dec.InputOffset(), err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return corrupt(0, fmt.Errorf("top level is %v, not an object", tok))
+	}
+	type row struct {
+		key  string
+		line int64
+		raw  json.RawMessage
+	}
+	var rows []row
+	for dec.More() {
+		off := dec.InputOffset()
+		kt, err := dec.Token()
+		if err != nil {
+			return corrupt(dec.InputOffset(), err)
+		}
+		key, _ := kt.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return corrupt(dec.InputOffset(), err)
+		}
+		rows = append(rows, row{key: key, line: lines.at(skipSpace(data, off)), raw: raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return corrupt(dec.InputOffset(), err)
+	}
+	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
+		return corrupt(dec.InputOffset(), fmt.Errorf("%d bytes of garbage after the object", len(rest)))
+	}
+	res.ok = true
+	res.entries = len(rows)
+	for _, r := range rows {
+		var e storeEntry
+		if len(r.raw) == 0 || r.raw[0] != '{' || json.Unmarshal(r.raw, &e) != nil {
+			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q is not an object; a current gateway drops it on load", r.key), map[string]any{"key": r.key}))
+			continue
+		}
+		id, _ := e.SessionID.(string)
+		id = strings.TrimSpace(id)
+		if !safeSessionID.MatchString(id) {
+			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q has no safe sessionId (%v); a current gateway drops it on load", r.key, e.SessionID), map[string]any{"key": r.key, "sessionId": e.SessionID}))
+			continue
+		}
+		sf, _ := e.SessionFile.(string)
+		tp, outside := resolveTranscript(dir, id, sf)
+		if outside {
+			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; OpenClaw ignores it and uses %s, and a tool that follows it could touch an unrelated file. Run: clawdoctor repair %s",
+				r.key, sf, filepath.Base(tp), path), map[string]any{"key": r.key, "sessionFile": sf, "usedInstead": filepath.Base(tp)}))
+		}
+		res.referenced[filepath.Base(tp)] = true
+		if _, err := os.Lstat(tp); err != nil {
+			ev := map[string]any{"key": r.key, "sessionId": id, "expected": filepath.Base(tp)}
+			archived := archivesOf(dir, filepath.Base(tp))
+			why := "nothing was archived"
+			if len(archived) > 0 {
+				ev["archives"] = archived
+				why = fmt.Sprintf("only archives remain (%s)", strings.Join(firstN(archived, 3), ", "))
+			}
+			add(newFinding("store.missing-transcript", path, r.line, id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty. Run: clawdoctor cleanup --dry-run to prune the row",
+				r.key, filepath.Base(tp), why), ev))
+		}
+		for _, blob := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"skillsSnapshot", e.SkillsSnapshot}, {"systemPromptReport", e.SystemPromptReport}} {
+			if len(blob.raw) > oversizedBlob {
+				add(newFinding("store.oversized-entry", path, r.line, id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn. Run: clawdoctor cleanup --dry-run",
+					r.key, blob.name, float64(len(blob.raw))/1e6), map[string]any{"key": r.key, "field": blob.name, "bytes": len(blob.raw)}))
+			}
+		}
+		checkBindings(path, r.key, r.line, id, &e, add, bindings)
+	}
+	return res
+}
+
+// checkBindings compares cliSessionBindings, cliSessionIds and claudeCliSessionId of one row
+// (context-and-forensics.md §5.4–5.5).
+func checkBindings(path, key string, line int64, id string, e *storeEntry, add func(Finding), bindings *[]cliBinding) {
+	ids := map[string]map[string]string{} // provider → source → id
+	put := func(provider, source, v string) {
+		if v = strings.TrimSpace(v); v == "" {
+			return
+		}
+		if ids[provider] == nil {
+			ids[provider] = map[string]string{}
+		}
+		ids[provider][source] = v
+	}
+	for p, raw := range e.CLISessionBindings {
+		var b struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(raw, &b) == nil {
+			put(p, "cliSessionBindings", b.SessionID)
+		}
+	}
+	for p, v := range e.CLISessionIDs {
+		if s, ok := v.(string); ok {
+			put(p, "cliSessionIds", s)
+		}
+	}
+	if s, ok := e.ClaudeCLISessionID.(string); ok {
+		put("claude-cli", "claudeCliSessionId", s)
+	}
+	providers := make([]string, 0, len(ids))
+	for p := range ids {
+		providers = append(providers, p)
+	}
+	sort.Strings(providers)
+	for _, p := range providers {
+		src := ids[p]
+		distinct := map[string]bool{}
+		for _, v := range src {
+			distinct[v] = true
+		}
+		if len(distinct) > 1 {
+			add(newFinding("cli.binding-mismatch", path, line, id, fmt.Sprintf("session row %q binds %s to different CLI sessions (%s); OpenClaw may resume the stale one and hit \"No conversation found\" or \"Session ID … is already in use\". Run: clawdoctor repair %s",
+				key, p, describe(src), path), map[string]any{"key": key, "provider": p, "ids": src}))
+		}
+		bound := src["cliSessionBindings"]
+		if bound == "" {
+			bound = src["cliSessionIds"]
+		}
+		if bound == "" {
+			bound = src["claudeCliSessionId"]
+		}
+		*bindings = append(*bindings, cliBinding{id: bound, provider: p, key: key, path: path, line: line})
+	}
+}
+
+func describe(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sharedBindings reports CLI session ids bound to more than one session key.
+func sharedBindings(bindings []cliBinding, add func(Finding)) {
+	by := map[string][]cliBinding{}
+	var order []string
+	for _, b := range bindings {
+		k := b.provider + "\x00" + b.id
+		if by[k] == nil {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], b)
+	}
+	for _, k := range order {
+		bs := by[k]
+		if len(bs) < 2 {
+			continue
+		}
+		var keys []string
+		for _, b := range bs {
+			keys = append(keys, b.key)
+		}
+		for _, b := range bs[1:] {
+			add(newFinding("cli.shared-session-id", b.path, b.line, "", fmt.Sprintf("%s session %s is bound to %d session keys (%s); two conversations resume one CLI session and leak into each other. Run: clawdoctor repair %s",
+				b.provider, b.id, len(bs), strings.Join(keys, ", "), b.path), map[string]any{"provider": b.provider, "cliSessionId": b.id, "keys": keys}))
+		}
+	}
+}
+
+// resolveTranscript resolves a row's transcript path like OpenClaw's resolveSessionFilePath
+// (store.md §1.3): relative paths inside the sessions dir, absolute paths inside it, absolute
+// paths into another .../agents/<x>/sessions/ tree remapped by file name; anything else falls
+// back to <sessionId>.jsonl and is reported as outside.
+func resolveTranscript(dir, id, sessionFile string) (path string, outside bool) {
+	def := filepath.Join(dir, id+".jsonl")
+	sf := strings.TrimSpace(sessionFile)
+	if sf == "" {
+		return def, false
+	}
+	windows := len(sf) > 2 && sf[1] == ':' && (sf[2] == '\\' || sf[2] == '/') || strings.HasPrefix(sf, `\\`)
+	if windows || strings.Contains(sf, `\`) {
+		sf = strings.ReplaceAll(sf, `\`, "/")
+	}
+	if !windows && !filepath.IsAbs(sf) {
+		p := filepath.Join(dir, sf)
+		if !within(dir, p) {
+			return def, true
+		}
+		return p, false
+	}
+	if !windows {
+		abs := filepath.Clean(sf)
+		if within(dir, abs) {
+			return abs, false
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil && within(real, abs) {
+			return filepath.Join(dir, mustRel(real, abs)), false
+		}
+	}
+	// another machine's or agent's sessions tree: remap by file name
+	parts := strings.Split(sf, "/")
+	if n := len(parts); n >= 4 && parts[n-2] == "sessions" && parts[n-4] == "agents" && parts[n-1] != "" {
+		return filepath.Join(dir, parts[n-1]), false
+	}
+	return def, true
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func mustRel(root, p string) string {
+	rel, _ := filepath.Rel(root, p)
+	return rel
+}
+
+// archivesOf lists the .reset./.deleted./.bak. archives of a transcript name in dir.
+func archivesOf(dir, base string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, base+".") && archiveRE.MatchString(stripCompression(n)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex struct{ starts []int64 }
+
+func newLineIndex(data []byte) lineIndex {
+	li := lineIndex{starts: []int64{0}}
+	for i, c := range data {
+		if c == '\n' {
+			li.starts = append(li.starts, int64(i+1))
+		}
+	}
+	return li
+}
+
+func (li lineIndex) at(off int64) int64 {
+	return int64(sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }))
+}
+
+// skipSpace returns the offset of the first non-space byte at or after off, skipping a comma.
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) && (data[off] == ' ' || data[off] == '\n' || data[off] == '\r' || data[off] == '\t' || data[off] == ',') {
+		off++
+	}
+	return off
+}

@@ -1,0 +1,645 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
+)
+
+// Options tune an audit run.
+type Options struct {
+	MaxLine    int           // line cap in bytes; 0 means jsonl.DefaultMaxLine
+	MaxPerRule int           // findings kept per rule and file; 0 means 200 (the rest are counted)
+	Now        time.Time     // clock for lock ages; zero means time.Now
+	BatchTail  time.Duration // a turn whose first send came this long before its end is at risk; 0 means 30s
+	Logs       []string      // gateway log files (openclaw-YYYY-MM-DD.log or console/journal text)
+	Agent      string        // with a state dir: only this agent
+}
+
+func (o Options) maxPerRule() int {
+	if o.MaxPerRule <= 0 {
+		return 200
+	}
+	return o.MaxPerRule
+}
+
+func (o Options) batchTail() int64 {
+	if o.BatchTail <= 0 {
+		return 30_000
+	}
+	return o.BatchTail.Milliseconds()
+}
+
+// RetryText is the generic prompt old OpenClaw builds sent instead of the user's prompt on a
+// model fallback retry (resolveFallbackRetryPrompt before PR #66029).
+const RetryText = "Continue where you left off. The previous model attempt failed or timed out."
+
+// RetryMarker starts the fixed retry prompt, which keeps the original body after it.
+const RetryMarker = "[Retry after the previous model attempt failed or timed out]"
+
+// roles and entry kinds, kept in one byte per node.
+const (
+	roleNone uint8 = iota
+	roleUser
+	roleAssistant
+	roleToolResult
+	roleOther // custom, bashExecution, ...: a context message that is neither of the above
+)
+
+const (
+	kindOther uint8 = iota
+	kindMessage
+	kindCustomMessage
+	kindBranchSummary
+	kindCompaction
+	kindSnapshot // custom model-snapshot
+	kindLeaf
+	kindHeaderLike
+)
+
+// node flags
+const (
+	fRetryText  uint16 = 1 << iota // user text is exactly RetryText
+	fError                         // assistant stopReason error or aborted
+	fMirror                        // transcript-only delivery-mirror / gateway-injected assistant
+	fHasContent                    // assistant with non-empty content
+	fSide                          // appendMode "side"
+	fHasParent                     // parentId is a non-empty string
+	fResultErr                     // toolResult isError
+)
+
+// node is what the audit keeps per entry: ids and a few facts, never the entry itself, so
+// memory grows with the number of entries and not with their size.
+type node struct {
+	id, parent string
+	line       int64
+	ts         int64 // ms; 0 unknown
+	kind, role uint8
+	flags      uint16
+	callStart  int32 // into scan.calls
+	callN      int32
+	parentIdx  int32  // resolved after the scan; -1 none or dangling
+	extra      string // user text preview, assistant error/model, result id, compaction firstKept, leaf target
+	extra2     string // assistant/snapshot model "provider/model"; toolResult tool name; messageId
+}
+
+// call is one tool call of an assistant message.
+type call struct {
+	node     int32
+	id, name string
+	invalid  string // why the call is invalid, "" when fine
+	send     bool   // a message-tool send
+	text     string // preview of the sent message
+}
+
+// scan is the state of one transcript audit.
+type scan struct {
+	ctx     context.Context
+	name    string
+	opts    Options
+	out     []Finding
+	perRule map[string]int
+	p       fastjson.Parser
+
+	nodes      []node
+	byID       map[string]int32
+	calls      []call
+	values     int64 // parsed JSON values (header included)
+	entries    int64
+	header     bool
+	headerLine int64
+	crlf       int64
+	crlfFirst  int64
+	hasLeafRow bool
+	noIDs      int64
+	deliveries map[string]int64 // messageId → delivery time (ms) from gateway logs
+}
+
+// CheckTranscript audits one transcript stream. name is used only in findings. It returns the
+// findings and the number of entries read; err is set only when the stream could not be read.
+func CheckTranscript(ctx context.Context, r io.Reader, name string, opts Options) ([]Finding, int64, error) {
+	return newScan(ctx, name, opts).run(r)
+}
+
+func newScan(ctx context.Context, name string, opts Options) *scan {
+	return &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, byID: map[string]int32{}}
+}
+
+func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
+	if err := s.read(r); err != nil {
+		return s.out, s.entries, err
+	}
+	s.tree()
+	s.suppressed()
+	return s.out, s.entries, nil
+}
+
+func (s *scan) add(rule string, line int64, entryID, msg string, ev map[string]any) {
+	s.perRule[rule]++
+	if s.perRule[rule] > s.opts.maxPerRule() {
+		return
+	}
+	s.out = append(s.out, newFinding(rule, s.name, line, entryID, msg, ev))
+}
+
+// suppressed adds a note to the last kept finding of each rule that hit the cap.
+func (s *scan) suppressed() {
+	max := s.opts.maxPerRule()
+	for rule, n := range s.perRule {
+		if n <= max {
+			continue
+		}
+		for i := len(s.out) - 1; i >= 0; i-- {
+			if s.out[i].Rule == rule {
+				if s.out[i].Evidence == nil {
+					s.out[i].Evidence = map[string]any{}
+				}
+				s.out[i].Evidence["moreNotShown"] = n - max
+				break
+			}
+		}
+	}
+}
+
+func (s *scan) read(r io.Reader) error {
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: s.opts.MaxLine})
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", s.name, l.Num, err)
+		}
+		if l.Num%4096 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		s.line(&l)
+	}
+	if s.crlf > 0 {
+		s.add("jsonl.crlf", s.crlfFirst, "", fmt.Sprintf(
+			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw writes \\n only, and a CR inside a JSON line breaks it. Run: clawdoctor repair %s",
+			s.crlf, s.crlfFirst, s.name), map[string]any{"lines": s.crlf})
+	}
+	return nil
+}
+
+func (s *scan) line(l *jsonl.Line) {
+	if l.Has(jsonl.FlagBOM) {
+		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; pi's loader then fails to find the header and rewrites the file with a bare header, losing every entry. Run: clawdoctor repair "+s.name, nil)
+	}
+	if l.Has(jsonl.FlagCRLF) || l.Has(jsonl.FlagLoneCR) {
+		if s.crlf == 0 {
+			s.crlfFirst = l.Num
+		}
+		s.crlf++
+	}
+	if l.Has(jsonl.FlagTooLong) {
+		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is %d bytes, over the line cap; it was not checked (raise --max-line to check it)", l.Num, l.Size),
+			map[string]any{"bytes": l.Size, "offset": l.Offset})
+		return
+	}
+	if l.Has(jsonl.FlagBlank) {
+		return
+	}
+	b := l.Bytes
+	switch {
+	case l.Has(jsonl.FlagNUL):
+		n := bytes.Count(b, []byte{0})
+		s.add("jsonl.nul-bytes", l.Num, "", fmt.Sprintf("line %d holds %d NUL byte(s) (left by a crash or disk damage); the line cannot be read as JSON. Run: clawdoctor repair %s", l.Num, n, s.name),
+			map[string]any{"nulBytes": n, "offset": l.Offset})
+		b = bytes.ReplaceAll(b, []byte{0}, nil)
+		if v, err := s.p.ParseBytes(b); err == nil {
+			s.value(v, l.Num)
+		}
+		return
+	case l.Has(jsonl.FlagInvalidUTF8):
+		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line. Run: clawdoctor repair %s", l.Num, s.name),
+			map[string]any{"offset": l.Offset})
+		if v, err := s.p.ParseBytes(b); err == nil {
+			s.value(v, l.Num)
+		}
+		return
+	}
+	v, err := s.p.ParseBytes(b)
+	if err == nil {
+		s.value(v, l.Num)
+		return
+	}
+	if parts := splitConcatenated(b); len(parts) > 1 {
+		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
+			map[string]any{"objects": len(parts), "offset": l.Offset})
+		for _, p := range parts {
+			if v, err := s.p.ParseBytes(p); err == nil {
+				s.value(v, l.Num)
+			}
+		}
+		return
+	}
+	ev := map[string]any{"offset": l.Offset, "error": err.Error(), "bytes": l.Size}
+	what := "is not valid JSON"
+	if l.Has(jsonl.FlagNoNewline) {
+		what = "is torn (the last line, cut off without a newline: an interrupted write)"
+		ev["torn"] = true
+	}
+	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context. Run: clawdoctor repair %s", l.Num, what, s.name), ev)
+}
+
+// splitConcatenated splits a line made of several JSON values written back to back. It
+// returns nil when the line is not exactly that.
+func splitConcatenated(b []byte) [][]byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var parts [][]byte
+	var start int64
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil
+		}
+		end := dec.InputOffset()
+		parts = append(parts, bytes.TrimSpace(b[start:end]))
+		start = end
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+var toolCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true,
+	"tool_use": true, "tool_call": true, "function_call": true}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+var sendActions = map[string]bool{"send": true, "sendWithEffect": true, "sendAttachment": true,
+	"reply": true, "thread-reply": true, "broadcast": true}
+
+func str(v *fastjson.Value, keys ...string) string {
+	return string(v.GetStringBytes(keys...))
+}
+
+func preview(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// value handles one parsed JSON value of the transcript.
+func (s *scan) value(v *fastjson.Value, line int64) {
+	s.values++
+	first := s.values == 1
+	if v.Type() != fastjson.TypeObject {
+		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), map[string]any{"jsonType": v.Type().String()})
+		return
+	}
+	typ := str(v, "type")
+	if typ == "session" {
+		if first {
+			s.header, s.headerLine = true, line
+			s.checkHeader(v, line)
+		} else {
+			where := "after entries"
+			if s.header {
+				where = fmt.Sprintf("after the header at line %d", s.headerLine)
+			}
+			s.add("header.duplicate", line, str(v, "id"), fmt.Sprintf("line %d is a second session header (%s): two transcripts were appended into one file; loaders mix their entries into one tree", line, where),
+				map[string]any{"sessionId": str(v, "id"), "firstHeaderLine": s.headerLine})
+		}
+		return
+	}
+	if first {
+		ev := map[string]any{"firstType": typ}
+		why := "pi's loader then treats the file as empty or corrupt and rewrites it with a bare header, losing every entry"
+		if typ != "" && !sessionEntryType(typ) {
+			why = "the file does not look like an OpenClaw transcript at all (first record type " + typ + ")"
+			ev["foreign"] = true
+		}
+		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s. Run: clawdoctor repair %s", line, typ, why, s.name), ev)
+	}
+	s.entry(v, typ, line)
+}
+
+func sessionEntryType(t string) bool {
+	switch t {
+	case "message", "custom", "custom_message", "compaction", "branch_summary", "model_change",
+		"thinking_level_change", "label", "session_info", "leaf", "reset":
+		return true
+	}
+	return false
+}
+
+func (s *scan) checkHeader(v *fastjson.Value, line int64) {
+	var bad []string
+	id := v.Get("id")
+	if id == nil || id.Type() != fastjson.TypeString || strings.TrimSpace(string(id.GetStringBytes())) == "" {
+		bad = append(bad, "no session id")
+	}
+	if ver := v.Get("version"); ver != nil {
+		if ver.Type() != fastjson.TypeNumber {
+			bad = append(bad, "version is not a number")
+		} else if f := ver.GetFloat64(); f > 3 || f < 1 || f != float64(int(f)) {
+			bad = append(bad, fmt.Sprintf("unsupported version %v", f))
+		}
+	}
+	if ts := v.Get("timestamp"); ts == nil || ts.Type() != fastjson.TypeString {
+		bad = append(bad, "no timestamp")
+	} else if _, ok := parseISO(string(ts.GetStringBytes())); !ok {
+		bad = append(bad, "timestamp is not ISO-8601")
+	}
+	if cwd := v.Get("cwd"); cwd != nil && cwd.Type() != fastjson.TypeString {
+		bad = append(bad, "cwd is not a string")
+	}
+	if ps := v.Get("parentSession"); ps != nil && ps.Type() != fastjson.TypeString && ps.Type() != fastjson.TypeNull {
+		bad = append(bad, "parentSession is not a string")
+	}
+	if len(bad) > 0 {
+		s.add("header.invalid", line, str(v, "id"), fmt.Sprintf("the session header at line %d is invalid: %s; OpenClaw's strict loader refuses the file (invalid_session)", line, strings.Join(bad, ", ")),
+			map[string]any{"problems": bad})
+	}
+}
+
+func parseISO(s string) (int64, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z07:00", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMilli(), true
+		}
+	}
+	return 0, false
+}
+
+// msTime reads a message timestamp: epoch ms as a number or a numeric string, or an ISO string.
+func msTime(v *fastjson.Value) int64 {
+	if v == nil {
+		return 0
+	}
+	switch v.Type() {
+	case fastjson.TypeNumber:
+		f := v.GetFloat64()
+		if f < 1e11 { // seconds
+			f *= 1000
+		}
+		return int64(f)
+	case fastjson.TypeString:
+		s := string(v.GetStringBytes())
+		if t, ok := parseISO(s); ok {
+			return t
+		}
+		var f float64
+		if _, err := fmt.Sscan(s, &f); err == nil {
+			return int64(f)
+		}
+	}
+	return 0
+}
+
+// textOf concatenates the text of a content value (string or text blocks); images counts the
+// image blocks.
+func textOf(c *fastjson.Value) (text string, images int) {
+	if c == nil {
+		return "", 0
+	}
+	switch c.Type() {
+	case fastjson.TypeString:
+		return string(c.GetStringBytes()), 0
+	case fastjson.TypeArray:
+		var sb strings.Builder
+		for _, b := range c.GetArray() {
+			switch str(b, "type") {
+			case "text", "input_text":
+				sb.Write(b.GetStringBytes("text"))
+			case "image", "image_url", "input_image":
+				images++
+			}
+		}
+		return sb.String(), images
+	}
+	return "", 0
+}
+
+const maxImageBytes = 5 << 20 // decoded bytes; Anthropic's per-image limit
+
+func (s *scan) images(c *fastjson.Value, line int64, id string) {
+	if c == nil || c.Type() != fastjson.TypeArray {
+		return
+	}
+	for i, b := range c.GetArray() {
+		if str(b, "type") != "image" {
+			continue
+		}
+		data := b.GetStringBytes("data")
+		if data == nil {
+			data = b.GetStringBytes("source", "data")
+		}
+		decoded := len(data) / 4 * 3
+		if decoded > maxImageBytes {
+			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails. Run: clawdoctor replay %s to see what is sent",
+				id, str(b, "mimeType"), float64(decoded)/1e6, i, s.name),
+				map[string]any{"decodedBytes": decoded, "block": i, "mimeType": str(b, "mimeType")})
+		}
+	}
+}
+
+// entry indexes one non-header entry and runs the per-entry checks.
+func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
+	s.entries++
+	n := node{line: line, parentIdx: -1}
+	n.id = str(v, "id")
+	if n.id == "" {
+		s.noIDs++
+	}
+	if p := v.Get("parentId"); p != nil && p.Type() == fastjson.TypeString {
+		if ps := p.GetStringBytes(); len(ps) > 0 {
+			n.parent = string(ps)
+			n.flags |= fHasParent
+		}
+	}
+	if str(v, "appendMode") == "side" {
+		n.flags |= fSide
+	}
+	switch typ {
+	case "message":
+		n.kind = kindMessage
+		s.message(v, &n, line)
+	case "custom_message":
+		n.kind, n.role = kindCustomMessage, roleOther
+	case "branch_summary":
+		if len(v.GetStringBytes("summary")) > 0 {
+			n.kind, n.role = kindBranchSummary, roleOther
+		}
+	case "compaction":
+		n.kind = kindCompaction
+		n.extra = str(v, "firstKeptEntryId")
+	case "custom":
+		if str(v, "customType") == "model-snapshot" {
+			n.kind = kindSnapshot
+			n.extra2 = modelName(str(v, "data", "provider"), str(v, "data", "modelId"))
+			n.ts = msTime(v.Get("data", "timestamp"))
+		}
+	case "leaf":
+		n.kind = kindLeaf
+		s.hasLeafRow = true
+		n.extra = str(v, "targetId")
+	}
+	if n.ts == 0 {
+		if ts, ok := parseISO(str(v, "timestamp")); ok {
+			n.ts = ts
+		}
+	}
+	if n.id != "" {
+		if prev, dup := s.byID[n.id]; dup {
+			s.add("tree.duplicate-id", line, n.id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. Run: clawdoctor repair %s",
+				n.id, line, s.nodes[prev].line, s.name), map[string]any{"firstLine": s.nodes[prev].line})
+		}
+		s.byID[n.id] = int32(len(s.nodes))
+	}
+	s.nodes = append(s.nodes, n)
+}
+
+func modelName(provider, model string) string {
+	if provider == "" && model == "" {
+		return ""
+	}
+	return provider + "/" + model
+}
+
+func (s *scan) message(v *fastjson.Value, n *node, line int64) {
+	m := v.Get("message")
+	role := ""
+	if m != nil && m.Type() == fastjson.TypeObject {
+		role = str(m, "role")
+	}
+	if role == "" {
+		n.role = roleOther
+		s.add("message.null-role", line, n.id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn. Run: clawdoctor repair %s", n.id, line, s.name), nil)
+		return
+	}
+	if t := msTime(m.Get("timestamp")); t > 0 {
+		n.ts = t
+	}
+	content := m.Get("content")
+	switch role {
+	case "user":
+		n.role = roleUser
+		text, imgs := textOf(content)
+		trimmed := strings.TrimSpace(text)
+		if trimmed == RetryText {
+			n.flags |= fRetryText
+		}
+		n.extra = preview(text, 600)
+		if trimmed == "" && imgs == 0 && !hasNonTextBlocks(content) {
+			s.add("message.blank-user", line, n.id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails. Run: clawdoctor repair %s", n.id, line, s.name), nil)
+		}
+	case "assistant":
+		n.role = roleAssistant
+		stop := str(m, "stopReason")
+		if stop == "error" || stop == "aborted" {
+			n.flags |= fError
+		}
+		provider, model := str(m, "provider"), str(m, "model")
+		n.extra2 = modelName(provider, model)
+		if (provider == "openclaw" && (model == "delivery-mirror" || model == "gateway-injected")) ||
+			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
+			n.flags |= fMirror
+			t, _ := textOf(content)
+			n.extra = preview(t, 200)
+		}
+		arr := content.GetArray()
+		if len(arr) > 0 {
+			n.flags |= fHasContent
+		}
+		if stop == "error" {
+			n.extra = preview(str(m, "errorMessage"), 300)
+			if len(arr) == 0 {
+				s.add("message.empty-error-assistant", line, n.id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay. Run: clawdoctor repair %s",
+					n.id, line, preview(str(m, "errorMessage"), 120), s.name), map[string]any{"errorMessage": preview(str(m, "errorMessage"), 300), "model": n.extra2})
+			}
+		}
+		n.callStart = int32(len(s.calls))
+		for _, b := range arr {
+			if !toolCallTypes[str(b, "type")] {
+				continue
+			}
+			c := call{node: int32(len(s.nodes))}
+			for _, k := range []string{"id", "call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
+				if c.id = strings.TrimSpace(str(b, k)); c.id != "" {
+					break
+				}
+			}
+			c.name = str(b, "name")
+			args := b.Get("arguments")
+			if args == nil || args.Type() == fastjson.TypeNull {
+				args = b.Get("input")
+			}
+			name := strings.TrimSpace(c.name)
+			switch {
+			case args == nil || args.Type() == fastjson.TypeNull:
+				c.invalid = "no input (arguments and input are missing)"
+			case c.id == "":
+				c.invalid = "no id"
+			case name == "":
+				c.invalid = "blank name"
+			case len(name) > 64:
+				c.invalid = "name longer than 64 characters"
+			case !toolNameRE.MatchString(name):
+				c.invalid = "name has characters outside A-Z a-z 0-9 _ -"
+			}
+			if name == "message" && args != nil && sendActions[str(args, "action")] {
+				c.send = true
+				c.text = preview(str(args, "message"), 120)
+			}
+			s.calls = append(s.calls, c)
+		}
+		n.callN = int32(len(s.calls)) - n.callStart
+	case "toolResult", "tool":
+		n.role = roleToolResult
+		for _, k := range []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
+			if n.extra = strings.TrimSpace(str(m, k)); n.extra != "" {
+				break
+			}
+		}
+		if m.GetBool("isError") {
+			n.flags |= fResultErr
+		}
+		n.extra2 = str(m, "toolName")
+		if n.extra2 == "message" {
+			t, _ := textOf(content)
+			if id := messageIDRE.FindStringSubmatch(t); id != nil {
+				n.extra2 = "message#" + id[1]
+			}
+		}
+	default:
+		n.role = roleOther
+	}
+	s.images(content, line, n.id)
+}
+
+var messageIDRE = regexp.MustCompile(`"?message_?[iI]d"?\s*[:=]\s*"?([A-Za-z0-9_.:-]+)`)
+
+func hasNonTextBlocks(c *fastjson.Value) bool {
+	for _, b := range c.GetArray() {
+		if t := str(b, "type"); t != "text" && t != "" {
+			return true
+		}
+	}
+	return false
+}

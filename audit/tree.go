@@ -1,0 +1,464 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// tree runs the checks that need the whole file: parent links, roots, cycles, compactions, and
+// the active-branch checks (tool pairing, lost prompts, fallbacks, message batching).
+func (s *scan) tree() {
+	if len(s.nodes) == 0 {
+		return
+	}
+	// Parent links. A file without ids (pi v1, or a foreign format) has no tree to check.
+	var roots []int32
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.id == "" {
+			continue
+		}
+		if n.flags&fHasParent == 0 {
+			roots = append(roots, int32(i))
+			continue
+		}
+		p, ok := s.byID[n.parent]
+		if !ok {
+			s.add("tree.dangling-parent", n.line, n.id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair %s",
+				n.id, n.line, n.parent, s.name), map[string]any{"parentId": n.parent})
+			continue
+		}
+		n.parentIdx = p
+	}
+	if len(roots) > 1 {
+		ids := make([]string, 0, 10)
+		lines := make([]int64, 0, 10)
+		for _, r := range roots {
+			if len(ids) < 10 {
+				ids = append(ids, s.nodes[r].id)
+				lines = append(lines, s.nodes[r].line)
+			}
+		}
+		second := s.nodes[roots[1]]
+		s.add("tree.multiple-roots", second.line, second.id, fmt.Sprintf("%d entries have parentId null (first at line %d, another at line %d); only the branch of the last entry is sent to the model, the other trees are dead history",
+			len(roots), s.nodes[roots[0]].line, second.line), map[string]any{"roots": len(roots), "rootIds": ids, "rootLines": lines})
+	}
+	s.cycles()
+
+	path := s.activePath()
+	onPath := make(map[int32]int, len(path))
+	for pos, ni := range path {
+		onPath[ni] = pos
+	}
+	s.compactions(onPath)
+	s.tools(path)
+	s.lostPrompts()
+	s.fallbackChain(path)
+	s.delivery(path)
+}
+
+// cycles finds parent chains that loop, with an iterative three-colour walk.
+func (s *scan) cycles() {
+	state := make([]uint8, len(s.nodes)) // 0 new, 1 on the current walk, 2 done
+	var stack []int32
+	for i := range s.nodes {
+		if state[i] != 0 {
+			continue
+		}
+		stack = stack[:0]
+		cur := int32(i)
+		for cur >= 0 && state[cur] == 0 {
+			state[cur] = 1
+			stack = append(stack, cur)
+			cur = s.nodes[cur].parentIdx
+		}
+		if cur >= 0 && state[cur] == 1 { // back on the current walk: a cycle
+			var ids []string
+			start := 0
+			for k, x := range stack {
+				if x == cur {
+					start = k
+				}
+			}
+			for _, x := range stack[start:] {
+				ids = append(ids, s.nodes[x].id)
+			}
+			n := s.nodes[cur]
+			s.add("tree.cycle", n.line, n.id, fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. Run: clawdoctor repair %s",
+				len(ids), strings.Join(firstN(ids, 5), " → "), s.name), map[string]any{"cycle": firstN(ids, 50)})
+			// break the cycle so later walks end
+			s.nodes[cur].parentIdx = -1
+		}
+		for _, x := range stack {
+			state[x] = 2
+		}
+	}
+}
+
+func firstN(ss []string, n int) []string {
+	if len(ss) <= n {
+		return ss
+	}
+	return ss[:n]
+}
+
+// activePath returns the entries from the root to the active leaf (spec transcript.md §2.9):
+// the last entry in file order, or for OpenClaw agent-core files the target of the last leaf
+// row, ignoring appendMode "side" rows.
+func (s *scan) activePath() []int32 {
+	leaf := int32(-1)
+	for i := len(s.nodes) - 1; i >= 0; i-- {
+		n := &s.nodes[i]
+		if n.flags&fSide != 0 {
+			continue
+		}
+		if n.kind == kindLeaf {
+			if n.extra == "" {
+				return nil // leaf moved to null: empty context
+			}
+			if t, ok := s.byID[n.extra]; ok {
+				leaf = t
+			}
+			break
+		}
+		if n.id == "" {
+			continue
+		}
+		leaf = int32(i)
+		break
+	}
+	var path []int32
+	for cur, steps := leaf, 0; cur >= 0 && steps <= len(s.nodes); steps++ {
+		if s.nodes[cur].kind != kindLeaf {
+			path = append(path, cur)
+		}
+		cur = s.nodes[cur].parentIdx
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// compactions checks that every compaction's firstKeptEntryId is on its own path before it.
+func (s *scan) compactions(onPath map[int32]int) {
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.kind != kindCompaction || n.extra == "" {
+			continue
+		}
+		kept, ok := s.byID[n.extra]
+		found := false
+		if ok {
+			if pos, on := onPath[int32(i)]; on {
+				kp, kon := onPath[kept]
+				found = kon && kp < pos
+			} else {
+				for cur, steps := s.nodes[i].parentIdx, 0; cur >= 0 && steps <= len(s.nodes); steps++ {
+					if cur == kept {
+						found = true
+						break
+					}
+					cur = s.nodes[cur].parentIdx
+				}
+			}
+		}
+		if !found {
+			why := "is not in the file"
+			if ok {
+				why = fmt.Sprintf("is at line %d but not on the compaction's own branch before it", s.nodes[kept].line)
+			}
+			s.add("compaction.first-kept-missing", n.line, n.id, fmt.Sprintf("compaction %s at line %d keeps from entry %s, which %s; no pre-compaction messages are kept, the model sees only the summary",
+				n.id, n.line, n.extra, why), map[string]any{"firstKeptEntryId": n.extra})
+		}
+	}
+}
+
+// contextMessage reports whether n becomes a message in the model's context.
+func (n *node) contextMessage() bool {
+	switch n.kind {
+	case kindMessage, kindCustomMessage, kindBranchSummary:
+		return n.role != roleNone
+	}
+	return false
+}
+
+type callState struct {
+	c       *call
+	asstPos int
+	results int
+	line    int64 // line of the first result
+}
+
+// tools checks tool-call/result pairing on the active path (spec transcript.md §4.3): every call
+// must be answered by exactly one result, right after the calling assistant turn.
+func (s *scan) tools(path []int32) {
+	open := map[string]*callState{}
+	var states []*callState
+	contig := -1 // path position of the assistant whose result block is still unbroken
+	for pos, ni := range path {
+		n := &s.nodes[ni]
+		if !n.contextMessage() {
+			continue
+		}
+		switch n.role {
+		case roleAssistant:
+			contig = -1
+			if n.callN > 0 {
+				contig = pos
+			}
+			for k := n.callStart; k < n.callStart+n.callN; k++ {
+				c := &s.calls[k]
+				if c.invalid != "" {
+					s.add("tool.invalid-call", n.line, n.id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). Run: clawdoctor repair %s",
+						c.id, c.name, n.id, n.line, c.invalid, s.name), map[string]any{"toolCallId": c.id, "toolName": c.name, "problem": c.invalid})
+				}
+				if c.id == "" {
+					continue
+				}
+				st := &callState{c: c, asstPos: pos}
+				open[c.id] = st
+				if n.flags&fError == 0 {
+					states = append(states, st)
+				}
+			}
+		case roleToolResult:
+			st := open[n.extra]
+			switch {
+			case n.extra == "" || st == nil:
+				s.add("tool.orphan-result", n.line, n.id, fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). Run: clawdoctor repair %s",
+					n.id, n.line, n.extra, s.name), map[string]any{"toolCallId": n.extra, "toolName": n.extra2})
+			case st.results > 0:
+				st.results++
+				s.add("tool.duplicate-result", n.line, n.id, fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. Run: clawdoctor repair %s",
+					n.extra, st.c.name, st.line, n.line, s.name), map[string]any{"toolCallId": n.extra, "toolName": st.c.name, "firstResultLine": st.line})
+			default:
+				st.results, st.line = 1, n.line
+				if contig != st.asstPos {
+					asst := s.nodes[st.c.node]
+					s.add("tool.displaced-result", n.line, n.id, fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. Run: clawdoctor repair %s",
+						n.extra, st.c.name, n.line, asst.line, s.name), map[string]any{"toolCallId": n.extra, "toolName": st.c.name, "callLine": asst.line, "callEntryId": asst.id})
+				}
+			}
+		default:
+			contig = -1
+		}
+	}
+	for _, st := range states {
+		if st.results > 0 {
+			continue
+		}
+		asst := s.nodes[st.c.node]
+		s.add("tool.unpaired-call", asst.line, asst.id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; the provider rejects the next request (tool_use without tool_result) until it is repaired. Run: clawdoctor repair %s",
+			st.c.id, st.c.name, asst.id, asst.line, s.name), map[string]any{"toolCallId": st.c.id, "toolName": st.c.name})
+	}
+}
+
+// lostPrompts flags user turns that are exactly the old generic retry text and recovers the
+// prompt it replaced from the previous real user turn on the same branch.
+func (s *scan) lostPrompts() {
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.role != roleUser || n.flags&fRetryText == 0 {
+			continue
+		}
+		ev := map[string]any{"retryText": RetryText}
+		answered := false
+		var prompt *node
+		for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= len(s.nodes); steps++ {
+			p := &s.nodes[cur]
+			if p.role == roleAssistant && p.flags&(fError|fMirror) == 0 && p.flags&fHasContent != 0 {
+				answered = true
+			}
+			if p.role == roleUser && p.flags&fRetryText == 0 {
+				prompt = p
+				break
+			}
+			cur = p.parentIdx
+		}
+		var msg string
+		if prompt != nil {
+			ev["replacedPrompt"] = prompt.extra
+			ev["promptEntryId"] = prompt.id
+			ev["promptLine"] = prompt.line
+			ev["answeredBeforeRetry"] = answered
+			tail := "the fallback model answered the generic text instead of the user's request"
+			if !answered {
+				tail = "the request was never answered: the task exists only in history and the fallback model saw \"continue\""
+			}
+			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); the replaced prompt is most likely line %d: %q; %s. Upgrade OpenClaw and re-send that prompt",
+				n.id, n.line, prompt.line, preview(prompt.extra, 160), tail)
+		} else {
+			ev["unrecoverable"] = true
+			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); no earlier user turn on this branch, so the original prompt (e.g. a subagent task or a sessions_send message) never reached the transcript and cannot be recovered. Upgrade OpenClaw",
+				n.id, n.line)
+		}
+		s.add("fallback.lost-prompt", n.line, n.id, msg, ev)
+	}
+}
+
+// fallbackChain reports model switches after error turns on the active path.
+func (s *scan) fallbackChain(path []int32) {
+	var errTurn *node
+	for _, ni := range path {
+		n := &s.nodes[ni]
+		switch {
+		case n.role == roleAssistant && n.flags&fMirror == 0:
+			if n.flags&fError != 0 {
+				if errTurn == nil {
+					errTurn = n
+				}
+				continue
+			}
+			if errTurn != nil && n.extra2 != "" && errTurn.extra2 != "" && n.extra2 != errTurn.extra2 {
+				s.chain(errTurn, n)
+			}
+			errTurn = nil
+		case n.kind == kindSnapshot && errTurn != nil && n.extra2 != "" && errTurn.extra2 != "" && n.extra2 != errTurn.extra2:
+			s.chain(errTurn, n)
+			errTurn = nil
+		}
+	}
+}
+
+func (s *scan) chain(from, to *node) {
+	s.add("fallback.chain", to.line, to.id, fmt.Sprintf("model switched from %s to %s at line %d after the error turn at line %d (%q): a model fallback",
+		from.extra2, to.extra2, to.line, from.line, preview(from.extra, 120)),
+		map[string]any{"from": from.extra2, "to": to.extra2, "reason": from.extra, "errorEntryId": from.id, "errorLine": from.line})
+}
+
+type send struct {
+	callID   string
+	text     string
+	resultTs int64
+	msgID    string
+}
+
+// delivery looks for turns whose message-tool sends reached the user only at turn end
+// (context-and-forensics.md §4.3).
+func (s *scan) delivery(path []int32) {
+	var sends []send
+	byCall := map[string]int{}
+	var turnEnd int64
+	var turnEndNode *node
+	var mirrors []int64
+	flush := func() {
+		if len(sends) >= 2 && turnEndNode != nil {
+			s.batched(sends, mirrors, turnEnd, turnEndNode)
+		}
+		sends, mirrors, turnEnd, turnEndNode = sends[:0], mirrors[:0], 0, nil
+		clear(byCall)
+	}
+	for _, ni := range path {
+		n := &s.nodes[ni]
+		switch n.role {
+		case roleUser:
+			if n.flags&fRetryText == 0 {
+				flush()
+			}
+		case roleAssistant:
+			if n.flags&fMirror != 0 {
+				mirrors = append(mirrors, n.ts)
+				continue
+			}
+			turnEnd, turnEndNode = n.ts, n
+			for k := n.callStart; k < n.callStart+n.callN; k++ {
+				if c := &s.calls[k]; c.send && c.id != "" {
+					byCall[c.id] = len(sends)
+					sends = append(sends, send{callID: c.id, text: c.text})
+				}
+			}
+		case roleToolResult:
+			if k, ok := byCall[n.extra]; ok && n.flags&fResultErr == 0 {
+				sends[k].resultTs = n.ts
+				if id, ok := strings.CutPrefix(n.extra2, "message#"); ok {
+					sends[k].msgID = id
+				}
+			}
+		}
+	}
+	flush()
+}
+
+func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
+	var sends []send
+	for _, x := range all {
+		if x.resultTs > 0 {
+			sends = append(sends, x)
+		}
+	}
+	if len(sends) < 2 || turnEnd == 0 {
+		return
+	}
+	first := sends[0].resultTs
+	tail := turnEnd - first
+	status := ""
+	var delivered []int64
+	source := ""
+	if len(mirrors) >= len(sends) {
+		// delivery-mirror rows give delivery times: the i-th mirror of the turn is the i-th send
+		delivered, source = mirrors[len(mirrors)-len(sends):], "delivery-mirror"
+	} else if s.deliveries != nil {
+		d := make([]int64, 0, len(sends))
+		for _, x := range sends {
+			if t, ok := s.deliveries[x.msgID]; ok && x.msgID != "" {
+				d = append(d, t)
+			}
+		}
+		if len(d) == len(sends) {
+			delivered, source = d, "gateway log"
+		}
+	}
+	switch {
+	case delivered != nil:
+		late := 0
+		for _, d := range delivered {
+			if d >= turnEnd-2000 {
+				late++
+			}
+		}
+		if late < len(sends) || tail <= 2000 {
+			return // delivered as they were sent
+		}
+		status = "confirmed"
+	case tail > s.opts.batchTail():
+		status = "at-risk"
+	default:
+		return
+	}
+	var msgs []map[string]any
+	for i, x := range sends {
+		m := map[string]any{"toolCallId": x.callID, "text": x.text, "sentAt": msTS(x.resultTs)}
+		if x.msgID != "" {
+			m["messageId"] = x.msgID
+		}
+		if delivered != nil {
+			m["deliveredAt"] = msTS(delivered[i])
+			m["delayMs"] = delivered[i] - x.resultTs
+		} else {
+			m["turnEndDelayMs"] = turnEnd - x.resultTs
+		}
+		msgs = append(msgs, m)
+	}
+	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": end.id, "messages": msgs}
+	if source != "" {
+		ev["deliverySource"] = source
+	}
+	var msg string
+	if status == "confirmed" {
+		msg = fmt.Sprintf("%d message-tool sends in the turn ending at line %d were delivered together at turn end (%s times), up to %s after the agent sent them (bug #16137): the user saw nothing while the agent worked",
+			len(sends), end.line, source, time.Duration(tail)*time.Millisecond)
+	} else {
+		msg = fmt.Sprintf("%d message-tool sends in the turn ending at line %d were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end. Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log",
+			len(sends), end.line, time.Duration(tail)*time.Millisecond)
+	}
+	s.add("delivery.message-batched", end.line, end.id, msg, ev)
+}
+
+func msTS(ms int64) string {
+	if ms == 0 {
+		return ""
+	}
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
