@@ -1,0 +1,103 @@
+package compaction
+
+import "github.com/clawdoctor/clawdoctor/hygiene"
+
+// Entry kinds of an Item (session entry types).
+const (
+	KindMessage       = "message"
+	KindCustomMessage = "custom_message"
+	KindBranchSummary = "branch_summary"
+	KindCompaction    = "compaction"
+)
+
+// Item is one entry of the active path, root first, as the compaction code sees it.
+type Item struct {
+	ID          string          // entry id
+	Kind        string          // entry type
+	Msg         hygiene.Message // the projected message (message, custom_message, non-empty branch_summary, compaction summary); nil otherwise
+	Tokens      int             // estimated tokens of Msg
+	Timestamp   float64         // entry time in ms (0 when unknown)
+	FirstKeptID string          // compaction entries
+}
+
+// Role returns the role of the item's message, "" when it has none.
+func (it Item) Role() string {
+	if it.Msg == nil {
+		return ""
+	}
+	return hygiene.Role(it.Msg)
+}
+
+// Cut is findCutPoint's answer.
+type Cut struct {
+	FirstKeptIndex int  `json:"first_kept_index"`
+	TurnStartIndex int  `json:"turn_start_index"` // -1 when not split
+	IsSplitTurn    bool `json:"is_split_turn"`
+}
+
+// validCut reports the cut points of pi-0.58: messages with a role other than toolResult,
+// and every branch_summary and custom_message entry.
+func validCut(it Item) bool {
+	switch it.Kind {
+	case KindBranchSummary, KindCustomMessage:
+		return true
+	case KindMessage:
+		switch it.Role() {
+		case "user", "assistant", "custom", "bashExecution", "branchSummary", "compactionSummary":
+			return true
+		}
+	}
+	return false
+}
+
+// FindCutPoint is pi-0.58 findCutPoint over items[start:end] (§2.5): keep at least
+// keepRecent estimated tokens of message entries, cut only where no tool result is separated
+// from its call, and report a split turn.
+func FindCutPoint(items []Item, start, end, keepRecent int) Cut {
+	var cuts []int
+	for i := start; i < end; i++ {
+		if validCut(items[i]) {
+			cuts = append(cuts, i)
+		}
+	}
+	if len(cuts) == 0 {
+		return Cut{FirstKeptIndex: start, TurnStartIndex: -1}
+	}
+	cut := cuts[0]
+	sum := 0
+	for i := end - 1; i >= start; i-- {
+		if items[i].Kind != KindMessage {
+			continue
+		}
+		sum += items[i].Tokens
+		if sum >= keepRecent {
+			for _, c := range cuts {
+				if c >= i {
+					cut = c
+					break
+				}
+			}
+			break
+		}
+	}
+	for cut > start {
+		k := items[cut-1].Kind
+		if k == KindCompaction || k == KindMessage {
+			break
+		}
+		cut--
+	}
+	c := Cut{FirstKeptIndex: cut, TurnStartIndex: -1}
+	if items[cut].Kind == KindMessage && items[cut].Role() == "user" {
+		return c
+	}
+	for i := cut; i >= start; i-- {
+		it := items[i]
+		if it.Kind == KindBranchSummary || it.Kind == KindCustomMessage ||
+			(it.Kind == KindMessage && (it.Role() == "user" || it.Role() == "bashExecution")) {
+			c.TurnStartIndex, c.IsSplitTurn = i, true
+			break
+		}
+	}
+	return c
+}

@@ -1,0 +1,162 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/session"
+)
+
+// buildContext is pi's buildSessionContext plus convertToLlm (session.BuildContextFrom and
+// session.ConvertToLLM) over the chosen leaf. It returns the messages before hygiene with the
+// entry each came from, the active path as compaction items, and a "context" step.
+func buildContext(ctx context.Context, entries []*session.Entry, name string, o Options) (ContextInfo, []hygiene.Message, []string, hygiene.Step, error) {
+	st := hygiene.Step{Name: "context", Details: []string{}}
+	ci := ContextInfo{FileEntries: len(entries), Roles: map[string]int{}, Warnings: []string{}}
+	var leaf *string
+	if o.Leaf != "" {
+		found := false
+		for _, e := range entries {
+			if e.ID == o.Leaf {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return ci, nil, nil, st, fmt.Errorf("%s: %w %q", name, ErrUnknownLeaf, o.Leaf)
+		}
+		leaf = &o.Leaf
+	}
+	sc := session.BuildContextFrom(entries, leaf)
+	ci.ThinkingLevel, ci.Model, ci.PathEntries = sc.ThinkingLevel, sc.Model, len(sc.Path)
+	if len(sc.Path) == 0 {
+		st.Details = append(st.Details, "no entries: the context is empty")
+		return ci, nil, nil, st, nil
+	}
+	ci.Leaf = sc.Path[len(sc.Path)-1].ID
+	st.Details = append(st.Details, fmt.Sprintf("leaf %s, path of %d of %d entries", ci.Leaf, len(sc.Path), len(entries)))
+	if p := sc.Path[0].Parent(); p != "" {
+		w := fmt.Sprintf("%s: the path stops at %s: its parent %q is not in the file, so older history is not sent", name, sc.Path[0].ID, p)
+		ci.Warnings = append(ci.Warnings, w)
+		st.Details = append(st.Details, w)
+	}
+	for _, e := range sc.Unusable {
+		ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: message is not an object (no message sent)", name, e.ID))
+	}
+
+	decoded := make(map[*session.Entry]hygiene.Message, len(sc.Path))
+	ci.Path = make([]compaction.Item, 0, len(sc.Path))
+	est := o.Compaction.Estimator
+	if est == "" {
+		est = compaction.EstimatorPi
+	}
+	for i, e := range sc.Path {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ci, nil, nil, st, err
+			}
+		}
+		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryMillis(e.Timestamp), FirstKeptID: e.FirstKeptEntryID}
+		var js []byte
+		if e.Type == session.TypeMessage {
+			raw, ok, _ := session.GetField(e.Raw, "message")
+			if ok && len(raw) > 0 && raw[0] == '{' {
+				js = raw
+			}
+		} else if e.Type == session.TypeCustomMessage || e.Type == session.TypeBranchSummary || e.Type == session.TypeCompaction {
+			if one := session.BuildContext([]*session.Entry{e}); len(one.Messages) == 1 {
+				js = one.Messages[0].JSON
+			}
+		}
+		if js != nil {
+			m, err := hygiene.Decode(js)
+			if err != nil {
+				ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: %v", name, e.ID, err))
+			} else {
+				decoded[e] = m
+				it.Msg = m
+				it.Tokens = est.Tokens(m)
+			}
+		}
+		ci.Path = append(ci.Path, it)
+	}
+	if c := sc.Compaction; c != nil {
+		ci.Compaction, ci.FirstKeptEntry, ci.FirstKeptFound = c.ID, c.FirstKeptEntryID, sc.FirstKeptFound
+		if sc.FirstKeptFound {
+			st.Details = append(st.Details, fmt.Sprintf("compaction %s: summary first, then entries from %s on", c.ID, c.FirstKeptEntryID))
+		} else {
+			st.Details = append(st.Details, fmt.Sprintf("compaction %s: firstKeptEntryId %q is not on the path before it, so nothing older is kept", c.ID, c.FirstKeptEntryID))
+		}
+		omitted := 0
+		for _, e := range sc.Path {
+			if e == c {
+				break
+			}
+			if e.ID == c.FirstKeptEntryID {
+				break
+			}
+			if e.Type == session.TypeMessage || e.Type == session.TypeCustomMessage || e.Type == session.TypeBranchSummary {
+				omitted++
+			}
+		}
+		if omitted > 0 {
+			st.Changed += omitted
+			st.Details = append(st.Details, fmt.Sprintf("%d message entr(ies) before the kept region are replaced by the summary", omitted))
+		}
+	}
+
+	proj := make([]hygiene.Message, 0, len(sc.Messages))
+	byJSON := map[*session.Entry]hygiene.Message{}
+	for _, cm := range sc.Messages {
+		ci.Roles[cm.Role]++
+		m := decoded[cm.Entry]
+		if m == nil {
+			var err error
+			if m, err = hygiene.Decode(cm.JSON); err != nil {
+				continue
+			}
+		}
+		byJSON[cm.Entry] = m
+		proj = append(proj, m)
+	}
+	ci.Projected = proj
+
+	conv := session.ConvertToLLM(sc.Messages)
+	msgs := make([]hygiene.Message, 0, len(conv))
+	refs := make([]string, 0, len(conv))
+	orig := map[*session.Entry]string{}
+	for _, cm := range sc.Messages {
+		orig[cm.Entry] = cm.Role
+	}
+	for _, cm := range conv {
+		var m hygiene.Message
+		role := orig[cm.Entry]
+		if role == cm.Role {
+			m = byJSON[cm.Entry]
+		}
+		if m == nil {
+			var err error
+			if m, err = hygiene.Decode(cm.JSON); err != nil {
+				continue
+			}
+		}
+		ref := cm.Entry.ID
+		if role != cm.Role {
+			st.Changed++
+			st.Details = append(st.Details, fmt.Sprintf("%s: %s sent as a user message", ref, role))
+			if role == session.RoleCompactionSummary {
+				ref = "summary:" + ref
+			}
+		}
+		msgs = append(msgs, m)
+		refs = append(refs, ref)
+	}
+	if d := len(sc.Messages) - len(conv); d > 0 {
+		st.Changed += d
+		st.Details = append(st.Details, fmt.Sprintf("%d message(s) with a role the model never sees dropped", d))
+	}
+	ci.Messages = len(msgs)
+	return ci, msgs, refs, st, nil
+}

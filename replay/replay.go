@@ -1,0 +1,204 @@
+// Package replay runs one stored session offline through what OpenClaw does before it calls a
+// model: pi's context building (active path, last compaction, wrapper texts), the provider
+// hygiene of package hygiene, and the compaction decision of package compaction. It reports the
+// messages as they would be sent and what every step changed. It never writes.
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/session"
+)
+
+// ErrUnknownLeaf is returned when Options.Leaf names no entry of the file.
+var ErrUnknownLeaf = errors.New("unknown leaf entry id")
+
+// Options select the target model and the variants to replay with.
+type Options struct {
+	Provider string
+	Model    string
+	API      string // "" means hygiene.DefaultAPI(Provider)
+	Era      hygiene.Era
+	Pairing  hygiene.Pairing
+	Leaf     string // "" means the last entry in file order
+	NowMs    int64  // clock for synthetic timestamps
+	// AllowedTools is an optional tool-name allow-list for the input check.
+	AllowedTools []string
+	Compaction   compaction.Settings
+}
+
+// ContextInfo describes the context building step.
+type ContextInfo struct {
+	Leaf           string            `json:"leaf"`
+	PathEntries    int               `json:"path_entries"`
+	FileEntries    int               `json:"file_entries"`
+	ThinkingLevel  string            `json:"thinking_level"`
+	Model          *session.ModelRef `json:"model"`
+	Compaction     string            `json:"compaction,omitempty"` // id of the last compaction on the path
+	FirstKeptEntry string            `json:"first_kept_entry,omitempty"`
+	FirstKeptFound bool              `json:"first_kept_found"`
+	Warnings       []string          `json:"warnings"`
+	SkippedLines   int               `json:"skipped_lines"`
+	Messages       int               `json:"messages"` // after convertToLlm, before hygiene
+	Roles          map[string]int    `json:"roles"`    // roles before convertToLlm
+	Path           []compaction.Item `json:"-"`
+	Projected      []hygiene.Message `json:"-"` // context messages before convertToLlm
+	byEntry        map[*session.Entry]hygiene.Message
+}
+
+// Tokens are the token figures of the replay.
+type Tokens struct {
+	EstimatedSent    int    `json:"estimated_sent"`    // Σ estimateTokens over the messages sent
+	EstimatedContext int    `json:"estimated_context"` // Σ estimateTokens over the context before hygiene
+	ContextTokens    int    `json:"context_tokens"`    // the trigger's figure
+	Source           string `json:"source"`
+	Estimator        string `json:"estimator"`
+}
+
+// Result is a whole replay.
+type Result struct {
+	File       string            `json:"file"`
+	Provider   string            `json:"provider"`
+	Model      string            `json:"model"`
+	API        string            `json:"api"`
+	APIGuessed bool              `json:"api_guessed"`
+	Policy     hygiene.Policy    `json:"policy"`
+	Context    ContextInfo       `json:"context"`
+	Steps      []hygiene.Step    `json:"steps"`
+	Messages   []hygiene.Message `json:"messages"`
+	Refs       []string          `json:"-"` // where each sent message came from
+	Tokens     Tokens            `json:"tokens"`
+	Compaction compaction.Plan   `json:"compaction"`
+	Summary    *SummaryRun       `json:"summary,omitempty"`
+}
+
+// SummaryRun records a --summary-cmd run.
+type SummaryRun struct {
+	Command    []string `json:"command"`
+	InputChars int      `json:"input_chars"`
+	Output     string   `json:"output"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// Changed reports whether any hygiene step changed the messages.
+func (r *Result) Changed() bool {
+	for _, s := range r.Steps {
+		if s.Changed > 0 && s.Name != "context" {
+			return true
+		}
+	}
+	return false
+}
+
+// Load reads a transcript: its entries in file order (header and bad lines left out) and a
+// warning naming file and line for each line pi would skip.
+func Load(ctx context.Context, r io.Reader, name string) ([]*session.Entry, []string, error) {
+	var entries []*session.Entry
+	var warnings []string
+	err := session.Scan(ctx, r, name, session.ScanOptions{}, func(it session.Item) error {
+		switch it.Kind {
+		case session.ItemEntry:
+			entries = append(entries, it.Entry)
+		case session.ItemInvalid, session.ItemNotObject:
+			warnings = append(warnings, it.Err.Error()+" (skipped, as pi does)")
+		case session.ItemStrayHeader:
+			warnings = append(warnings, fmt.Sprintf("%s:%d: second session header (not part of the tree)", name, it.Line.Num))
+		}
+		return nil
+	})
+	return entries, warnings, err
+}
+
+// Run replays the transcript read from r. name is used in messages only.
+func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, error) {
+	entries, warnings, err := Load(ctx, r, name)
+	if err != nil {
+		return nil, err
+	}
+	return Entries(ctx, entries, warnings, name, o)
+}
+
+// RunFile replays the transcript at path (plain, gzip or zstd).
+func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
+	f, err := jsonl.Open(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Run(ctx, f, path, o)
+}
+
+// Entries replays already loaded entries (file order).
+func Entries(ctx context.Context, entries []*session.Entry, warnings []string, name string, o Options) (*Result, error) {
+	res := &Result{File: name, Provider: o.Provider, Model: o.Model, API: o.API}
+	if res.API == "" {
+		res.API, res.APIGuessed = hygiene.DefaultAPI(o.Provider), true
+	}
+	res.Policy = hygiene.Resolve(o.Provider, res.API, o.Model, o.Era)
+
+	ci, msgs, refs, ctxStep, err := buildContext(ctx, entries, name, o)
+	if err != nil {
+		return nil, err
+	}
+	ci.Warnings = append(warnings, ci.Warnings...)
+	ci.SkippedLines = len(warnings)
+	res.Context = ci
+	usage := hygiene.UsageOptions{SummaryIndex: -1}
+	if ci.Compaction != "" {
+		usage.SummaryIndex = 0
+		for _, it := range ci.Path {
+			if it.Kind == compaction.KindCompaction && it.ID == ci.Compaction {
+				usage.SummaryTimestamp = it.Timestamp
+			}
+		}
+	}
+	for i, m := range msgs {
+		m2 := make(hygiene.Message, len(m)+1)
+		for k, v := range m {
+			m2[k] = v
+		}
+		m2[hygiene.RefKey] = refs[i]
+		msgs[i] = m2
+	}
+	sent, steps := hygiene.Sanitize(msgs, res.Policy, hygiene.Options{
+		NowMs: o.NowMs, Pairing: o.Pairing, AllowedTools: o.AllowedTools, Usage: usage,
+	})
+	res.Steps = append([]hygiene.Step{ctxStep}, steps...)
+	res.Refs = make([]string, len(sent))
+	for i, m := range sent {
+		res.Refs[i] = hygiene.Ref(m)
+	}
+	res.Messages = hygiene.Strip(sent)
+
+	s := o.Compaction
+	if s.Estimator == "" {
+		s.Estimator = compaction.EstimatorPi
+	}
+	res.Compaction = compaction.Prepare(ci.Path, ci.Projected, s)
+	res.Tokens = Tokens{ContextTokens: res.Compaction.Trigger.ContextTokens, Source: res.Compaction.Trigger.Source,
+		Estimator: string(s.Estimator)}
+	for _, m := range res.Messages {
+		res.Tokens.EstimatedSent += s.Estimator.Tokens(m)
+	}
+	for _, m := range ci.Projected {
+		res.Tokens.EstimatedContext += s.Estimator.Tokens(m)
+	}
+	return res, nil
+}
+
+// entryMillis parses an entry's ISO timestamp to epoch ms (0 when it does not parse).
+func entryMillis(s string) float64 {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z07"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return float64(t.UnixMilli())
+		}
+	}
+	return 0
+}

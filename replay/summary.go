@@ -1,0 +1,170 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/session"
+)
+
+// ToolResultMaxChars is where pi truncates a tool result in the text it summarizes.
+const ToolResultMaxChars = 2000
+
+// SummaryInput is the conversation text pi's compaction would hand to the summarizer: the
+// messages to summarize (and the split-turn prefix) serialized as serializeConversation does,
+// inside <conversation> tags.
+func SummaryInput(res *Result) string {
+	p := res.Compaction
+	var sb strings.Builder
+	write := func(r compaction.Range) {
+		var msgs []hygiene.Message
+		for i := r.From; i < r.To && i < len(res.Context.Path); i++ {
+			if m := res.Context.Path[i].Msg; m != nil {
+				msgs = append(msgs, m)
+			}
+		}
+		sb.WriteString("<conversation>\n")
+		sb.WriteString(SerializeConversation(msgs))
+		sb.WriteString("\n</conversation>\n")
+	}
+	write(p.Summarize)
+	if p.Cut.IsSplitTurn && p.TurnPrefix.Len() > 0 {
+		sb.WriteString("\n")
+		write(p.TurnPrefix)
+	}
+	return sb.String()
+}
+
+// SerializeConversation renders messages as pi's serializeConversation: "[User]: ",
+// "[Assistant thinking]: ", "[Assistant]: ", "[Assistant tool calls]: name(k=json, ...)" and
+// "[Tool result]: " (truncated to 2000 characters), joined by blank lines. Custom roles are
+// converted as convertToLlm does first.
+func SerializeConversation(msgs []hygiene.Message) string {
+	var parts []string
+	for _, m := range msgs {
+		switch hygiene.Role(m) {
+		case "user", "custom":
+			if t := hygiene.TextOf(m); t != "" {
+				parts = append(parts, "[User]: "+t)
+			}
+		case "compactionSummary":
+			s, _ := hygiene.Str(m, "summary")
+			parts = append(parts, "[User]: "+session.CompactionSummaryPrefix+s+session.CompactionSummarySuffix)
+		case "branchSummary":
+			s, _ := hygiene.Str(m, "summary")
+			parts = append(parts, "[User]: "+session.BranchSummaryPrefix+s+session.BranchSummarySuffix)
+		case "bashExecution":
+			c, _ := hygiene.Str(m, "command")
+			o, _ := hygiene.Str(m, "output")
+			parts = append(parts, "[User]: Ran `"+c+"`\n"+o)
+		case "assistant":
+			bl, _ := hygiene.Blocks(m)
+			var text, thinking, calls []string
+			for _, v := range bl {
+				b, ok := hygiene.Block(v)
+				if !ok {
+					continue
+				}
+				switch t, _ := hygiene.Str(b, "type"); t {
+				case "text":
+					s, _ := hygiene.Str(b, "text")
+					text = append(text, s)
+				case "thinking":
+					s, _ := hygiene.Str(b, "thinking")
+					thinking = append(thinking, s)
+				case "toolCall":
+					name, _ := hygiene.Str(b, "name")
+					var args []string
+					if a, ok := b["arguments"].(map[string]any); ok {
+						for _, k := range sortedKeys(a) {
+							args = append(args, k+"="+jsonString(a[k]))
+						}
+					}
+					calls = append(calls, name+"("+strings.Join(args, ", ")+")")
+				}
+			}
+			if len(thinking) > 0 {
+				parts = append(parts, "[Assistant thinking]: "+strings.Join(thinking, "\n"))
+			}
+			if len(text) > 0 {
+				parts = append(parts, "[Assistant]: "+strings.Join(text, "\n"))
+			}
+			if len(calls) > 0 {
+				parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
+			}
+		case "toolResult":
+			t := hygiene.TextOf(m)
+			if r := []rune(t); len(r) > ToolResultMaxChars {
+				t = string(r[:ToolResultMaxChars]) + fmt.Sprintf("\n\n[... %d more characters truncated]", len(r)-ToolResultMaxChars)
+			}
+			if t != "" {
+				parts = append(parts, "[Tool result]: "+t)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func jsonEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+func jsonString(v any) string {
+	var b bytes.Buffer
+	enc := jsonEncoder(&b)
+	if enc.Encode(v) != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// ErrSummaryTimeout is returned when the summary command runs longer than its timeout.
+var ErrSummaryTimeout = errors.New("summary command timed out")
+
+// RunSummaryCmd runs argv (no shell: write "sh -c '…'" to get one) with text on its stdin and
+// returns its stdout. The command is killed after timeout.
+func RunSummaryCmd(ctx context.Context, argv []string, text string, timeout time.Duration) (string, error) {
+	if len(argv) == 0 {
+		return "", errors.New("empty summary command")
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin = strings.NewReader(text)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return out.String(), fmt.Errorf("%s: %w after %s", argv[0], ErrSummaryTimeout, timeout)
+	}
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg != "" {
+			return out.String(), fmt.Errorf("summary command %s: %w: %s", argv[0], err, msg)
+		}
+		return out.String(), fmt.Errorf("summary command %s: %w", argv[0], err)
+	}
+	return out.String(), nil
+}
