@@ -1,0 +1,107 @@
+package repair
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrChanged is returned when the input does not match the plan (it changed since planning).
+var ErrChanged = errors.New("file changed since it was planned")
+
+// Apply streams src, the same bytes the plan was made from, into dst with the plan's edits.
+// Unchanged ranges are copied as they are. It returns the bytes written, which equal
+// plan.BytesAfter, or an error when src does not have the planned size.
+func Apply(ctx context.Context, plan *Plan, src io.Reader, dst io.Writer) (int64, error) {
+	a := applier{ctx: ctx, br: bufio.NewReaderSize(src, 1<<20), w: dst}
+	for _, e := range plan.Edits {
+		if err := a.copyTo(e.Off); err != nil {
+			return a.n, err
+		}
+		for _, r := range e.Repl {
+			if r.Lit != nil {
+				if err := a.write(r.Lit); err != nil {
+					return a.n, err
+				}
+				continue
+			}
+			if r.Off < a.pos || r.End > e.End {
+				return a.n, fmt.Errorf("repair: plan piece [%d,%d) outside edit [%d,%d)", r.Off, r.End, e.Off, e.End)
+			}
+			if err := a.discardTo(r.Off); err != nil {
+				return a.n, err
+			}
+			if err := a.copyTo(r.End); err != nil {
+				return a.n, err
+			}
+		}
+		if err := a.discardTo(e.End); err != nil {
+			return a.n, err
+		}
+	}
+	if err := a.copyTo(plan.BytesBefore); err != nil {
+		return a.n, err
+	}
+	if _, err := a.br.Peek(1); err != io.EOF {
+		if err == nil {
+			return a.n, fmt.Errorf("%w: longer than the %d planned bytes", ErrChanged, plan.BytesBefore)
+		}
+		return a.n, err
+	}
+	if a.n != plan.BytesAfter {
+		return a.n, fmt.Errorf("repair: wrote %d bytes, planned %d", a.n, plan.BytesAfter)
+	}
+	return a.n, nil
+}
+
+type applier struct {
+	ctx context.Context
+	br  *bufio.Reader
+	w   io.Writer
+	pos int64 // source bytes consumed
+	n   int64 // bytes written
+	buf []byte
+}
+
+func (a *applier) write(b []byte) error {
+	n, err := a.w.Write(b)
+	a.n += int64(n)
+	return err
+}
+
+// copyTo copies source bytes up to offset off, in chunks so cancellation is seen.
+func (a *applier) copyTo(off int64) error {
+	for a.pos < off {
+		if err := a.ctx.Err(); err != nil {
+			return err
+		}
+		n := min(off-a.pos, 4<<20)
+		m, err := io.CopyN(a.w, a.br, n)
+		a.pos += m
+		a.n += m
+		if err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("%w: shorter than the %d planned bytes", ErrChanged, off)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *applier) discardTo(off int64) error {
+	for a.pos < off {
+		n := int(min(off-a.pos, 1<<30))
+		m, err := a.br.Discard(n)
+		a.pos += int64(m)
+		if err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("%w: shorter than the %d planned bytes", ErrChanged, off)
+			}
+			return err
+		}
+	}
+	return nil
+}

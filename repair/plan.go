@@ -1,0 +1,1018 @@
+// Package repair repairs OpenClaw session transcripts and session stores as plan + apply.
+//
+// The planner reads a transcript as a stream and decides, line by line and with a reason,
+// what to keep, drop, salvage or rewrite: OpenClaw's repairSessionFileIfNeeded (variant FR-v6,
+// transcript.md §3) with the same texts, plus salvage of what OpenClaw drops (a BOM before the
+// header, NUL runs, glued objects, a torn line followed by a complete entry). A plan is a
+// sorted list of byte-range edits of the (decompressed) stream, so lines nobody changes are
+// written back byte for byte, changed entries keep their key order, and memory stays bounded by
+// the number of changes, not the file size. Apply streams the original through the edits; a
+// dry run prints the same plan. RepairFile takes the backup and replaces the file through
+// safefile.
+package repair
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
+)
+
+// Piece is part of an edit's replacement: literal bytes, or a byte range of the original stream.
+type Piece struct {
+	Lit      []byte
+	Off, End int64 // used when Lit is nil
+}
+
+// Edit replaces the original bytes [Off, End) with Repl. Edits are sorted and do not overlap;
+// an insertion has Off == End.
+type Edit struct {
+	Off, End int64
+	Repl     []Piece
+}
+
+// Counts are the repair counters, named as OpenClaw's RepairReport where they match.
+type Counts struct {
+	DroppedLines               int `json:"droppedLines"`
+	SalvagedLines              int `json:"salvagedLines"`
+	RewrittenAssistantMessages int `json:"rewrittenAssistantMessages"`
+	RewrittenUserMessages      int `json:"rewrittenUserMessages"`
+	InsertedToolResults        int `json:"insertedToolResults"`
+	RelinkedParents            int `json:"relinkedParents"`
+	SynthesizedHeaders         int `json:"synthesizedHeaders"`
+}
+
+func (c *Counts) add(o Counts) {
+	c.DroppedLines += o.DroppedLines
+	c.SalvagedLines += o.SalvagedLines
+	c.RewrittenAssistantMessages += o.RewrittenAssistantMessages
+	c.RewrittenUserMessages += o.RewrittenUserMessages
+	c.InsertedToolResults += o.InsertedToolResults
+	c.RelinkedParents += o.RelinkedParents
+	c.SynthesizedHeaders += o.SynthesizedHeaders
+}
+
+// Change is one decision of a plan, with the line it is about and why.
+type Change struct {
+	Line   int64  `json:"line"`
+	Action string `json:"action"` // drop, salvage, strip-bom, remove-nul, split, rewrite-assistant, rewrite-user, insert-tool-result, relink, synthesize-header, add-newline
+	Reason string `json:"reason"`
+}
+
+// Note is something found and reported but not changed (a fix needs an explicit flag, or none
+// is safe).
+type Note struct {
+	Line int64  `json:"line"`
+	What string `json:"what"`
+}
+
+// maxDetails caps the Changes and Notes kept per file; the counters still count everything.
+const maxDetails = 200
+
+// Plan is what repair would do to one transcript stream.
+type Plan struct {
+	Edits       []Edit
+	Counts      Counts
+	Changes     []Change
+	Notes       []Note
+	MoreChanges int    // changes not listed in Changes (over maxDetails)
+	MoreNotes   int    // notes not listed in Notes
+	Skip        string // non-empty: the file must not be written, and why
+	Empty       string // non-empty: nothing to repair in an empty file, and why
+	Lines       int64
+	BytesBefore int64 // of the decompressed stream
+	BytesAfter  int64
+}
+
+// Changed reports whether applying the plan would change the stream.
+func (p *Plan) Changed() bool { return len(p.Edits) > 0 && p.Skip == "" }
+
+// Options tune planning and repair.
+type Options struct {
+	DryRun           bool
+	Force            bool   // repair even when a live process holds the file's .lock
+	BackupDir        string // backups go here instead of beside the file
+	SynthesizeHeader bool   // a file whose first line is an entry gets a session header
+	Relink           bool   // entries whose parentId names no entry of the file are re-parented
+	RebuildStore     bool   // sessions.json gets entries for transcripts it does not reference
+	MaxLine          int    // line cap of the reader; 0 means jsonl.DefaultMaxLine
+	Now              time.Time
+	NewID            func() string // id of synthetic entries; nil: "repair-" + a random UUID
+	PID              int           // for backup names; 0 means os.Getpid()
+	// Phase, when set, is called between the steps of a file repair ("planned", "backup",
+	// "replaced"); the SIGKILL crash test uses it to stop the process at each step.
+	Phase func(phase string)
+}
+
+// facts are what a first planning pass learns about the whole file and a second pass needs
+// to decide single lines: tool calls with no result anywhere, parents that name no entry.
+type facts struct {
+	missingCalls map[uint64]bool
+	dangling     map[uint64]bool
+}
+
+// PlanStream plans the repair of the transcript read from r. name is used in messages and, for
+// a synthesized header, as the session id source. Memory is bounded by the line cap plus a few
+// bytes per entry (ids are kept as 64-bit hashes to find dangling parents and missing results).
+func PlanStream(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options) (*Plan, error) {
+	seed := maphash.MakeSeed()
+	p, err := planPass(ctx, open, name, opts, seed, nil)
+	if err != nil {
+		return nil, err
+	}
+	f := p.collectFacts()
+	if len(f.missingCalls) == 0 && (!opts.Relink || len(f.dangling) == 0) {
+		return p.result(), nil
+	}
+	p2, err := planPass(ctx, open, name, opts, seed, &f)
+	if err != nil {
+		return nil, err
+	}
+	return p2.result(), nil
+}
+
+// PlanBytes plans the repair of an in-memory transcript (tests, fuzzing).
+func PlanBytes(data []byte, name string, opts Options) (*Plan, error) {
+	return PlanStream(context.Background(), func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}, name, opts)
+}
+
+func planPass(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options, seed maphash.Seed, f *facts) (*planner, error) {
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	p := &planner{name: name, opts: opts, seed: seed, facts: f}
+	if p.opts.Now.IsZero() {
+		p.opts.Now = time.Now()
+	}
+	r := jsonl.NewReader(rc, jsonl.Options{MaxLine: opts.MaxLine})
+	for {
+		l, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, p.plan.Lines+1, err)
+		}
+		p.plan.Lines = l.Num
+		p.end = l.Offset + l.Size
+		if l.Num%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		p.line(l)
+	}
+	p.finish()
+	return p, nil
+}
+
+type callRef struct {
+	hash uint64
+	line int64
+}
+
+type planner struct {
+	name  string
+	opts  Options
+	seed  maphash.Seed
+	facts *facts
+	plan  Plan
+	end   int64 // stream size so far
+
+	sc      scanner
+	sc2     scanner
+	clean   []byte // line content without NULs
+	segs    []seg  // clean → source mapping for NUL lines
+	nul     bool
+	ready   bool  // p.sc.members hold the members of the line's single value
+	base    int64 // source offset of the line content's first byte
+	nValues int   // values kept so far (the first one must be the header)
+	header  bool  // the first value was a valid header
+	noHead  string
+
+	prevID   []byte // id token of the last entry, for --relink
+	prevHash uint64
+	ids      []uint64
+	parents  []callRef // parent references not equal to the previous entry's id
+	results  []uint64
+	calls    []callRef
+	lastNL   bool // the stream ends with a newline
+	lastLine int64
+}
+
+type seg struct {
+	clean int   // start in clean
+	src   int64 // source offset
+	n     int
+}
+
+// lpiece is a replacement piece in line-content coordinates.
+type lpiece struct {
+	lit  []byte
+	s, e int
+}
+
+type splice struct {
+	s, e int
+	repl []lpiece
+}
+
+type value struct {
+	s, e    int
+	splices []splice
+	inserts [][]byte // whole lines (without newline) to insert after this value
+	drop    bool
+}
+
+func (p *planner) hash(b []byte) uint64 { return maphash.Bytes(p.seed, b) }
+
+func (p *planner) change(line int64, action, reason string) {
+	if len(p.plan.Changes) >= maxDetails {
+		p.plan.MoreChanges++
+		return
+	}
+	p.plan.Changes = append(p.plan.Changes, Change{Line: line, Action: action, Reason: reason})
+}
+
+func (p *planner) note(line int64, what string) {
+	if len(p.plan.Notes) >= maxDetails {
+		p.plan.MoreNotes++
+		return
+	}
+	p.plan.Notes = append(p.plan.Notes, Note{Line: line, What: what})
+}
+
+func (p *planner) addEdit(e Edit) {
+	n := len(p.plan.Edits)
+	if n > 0 && len(e.Repl) == 0 {
+		last := &p.plan.Edits[n-1]
+		if len(last.Repl) == 0 && last.End == e.Off && last.Off < last.End {
+			last.End = e.End // coalesce runs of dropped lines
+			return
+		}
+	}
+	p.plan.Edits = append(p.plan.Edits, e)
+}
+
+// line plans one line of the stream.
+func (p *planner) line(l jsonl.Line) {
+	lineEnd := l.Offset + l.Size
+	p.lastLine = l.Num
+	p.lastNL = !l.Has(jsonl.FlagNoNewline)
+	if l.Has(jsonl.FlagTooLong) {
+		p.note(l.Num, "line longer than the line cap: kept unexamined")
+		if p.nValues == 0 {
+			p.noHead = "first line is longer than the line cap"
+		}
+		p.nValues++
+		return
+	}
+	p.base = l.Offset
+	bom := l.Has(jsonl.FlagBOM)
+	if bom {
+		p.base += 3
+	}
+	termOff := p.base + int64(len(l.Bytes))
+	c := l.Bytes
+	p.nul = l.Has(jsonl.FlagNUL)
+	if p.nul {
+		c = p.stripNUL(c)
+	}
+	if l.Has(jsonl.FlagInvalidUTF8) {
+		p.note(l.Num, "invalid UTF-8: kept as is")
+	}
+	start := skipSpace(c, 0)
+	if start == len(c) { // blank line (maybe after removing NULs)
+		switch {
+		case p.nul:
+			p.change(l.Num, "remove-nul", "line of NUL bytes removed")
+			p.addEdit(Edit{Off: l.Offset, End: lineEnd})
+		case bom:
+			p.change(l.Num, "strip-bom", "UTF-8 byte order mark removed")
+			p.addEdit(Edit{Off: l.Offset, End: p.base})
+		}
+		return
+	}
+
+	vals, droppedFrag := p.segment(c, start)
+	changed := bom || p.nul || droppedFrag || len(vals) != 1
+	salvage := p.nul || bom || droppedFrag || len(vals) > 1
+	for i := range vals {
+		p.entry(l.Num, c, &vals[i])
+		v := &vals[i]
+		if v.drop || len(v.splices) > 0 || len(v.inserts) > 0 {
+			changed = true
+		}
+	}
+	kept := 0
+	for _, v := range vals {
+		if !v.drop {
+			kept++
+		}
+	}
+	if droppedFrag {
+		p.plan.Counts.DroppedLines++
+		if kept == 0 {
+			p.change(l.Num, "drop", "unparseable line: "+preview(c))
+		} else {
+			p.change(l.Num, "drop", "torn fragment dropped, complete entries kept")
+		}
+	}
+	if salvage && kept > 0 {
+		p.plan.Counts.SalvagedLines += kept
+		var why []string
+		if bom {
+			why = append(why, "UTF-8 byte order mark removed")
+		}
+		if p.nul {
+			why = append(why, "NUL bytes removed")
+		}
+		if len(vals) > 1 {
+			why = append(why, fmt.Sprintf("%d glued JSON values split onto their own lines", len(vals)))
+		}
+		if droppedFrag {
+			why = append(why, "complete entry kept after a torn fragment")
+		}
+		p.change(l.Num, "salvage", strings.Join(why, "; "))
+	}
+	addNL := !changed && !p.lastNL && kept == 1 // torn-looking end: a complete last line with no newline
+	if addNL {
+		p.change(l.Num, "add-newline", "final newline added so the next append starts a new line")
+		p.addEdit(Edit{Off: termOff, End: termOff, Repl: []Piece{{Lit: nl}}})
+		return
+	}
+	if !changed {
+		return
+	}
+	// Build the replacement of the whole line [l.Offset, lineEnd).
+	var out []Piece
+	term := Piece{Off: termOff, End: lineEnd}
+	if termOff == lineEnd {
+		term = Piece{Lit: nl}
+	}
+	single := len(vals) == 1 && !droppedFrag
+	for i, v := range vals {
+		if v.drop {
+			continue
+		}
+		if single {
+			v.s, v.e = 0, len(c) // keep the space around a lone value
+		}
+		out = p.appendValue(out, v)
+		last := true
+		for _, w := range vals[i+1:] {
+			if !w.drop {
+				last = false
+			}
+		}
+		if last {
+			out = append(out, term)
+		} else {
+			out = append(out, Piece{Lit: nl})
+		}
+		for _, ins := range v.inserts {
+			out = append(out, Piece{Lit: ins}, Piece{Lit: nl})
+		}
+	}
+	p.addEdit(Edit{Off: l.Offset, End: lineEnd, Repl: out})
+}
+
+var nl = []byte("\n")
+
+// appendValue appends the pieces of v (with its splices) to out, in source coordinates.
+func (p *planner) appendValue(out []Piece, v value) []Piece {
+	slices.SortFunc(v.splices, func(a, b splice) int { return a.s - b.s })
+	pos := v.s
+	for _, sp := range v.splices {
+		out = p.mapRange(out, pos, sp.s)
+		for _, r := range sp.repl {
+			if r.lit != nil {
+				out = append(out, Piece{Lit: r.lit})
+			} else {
+				out = p.mapRange(out, r.s, r.e)
+			}
+		}
+		pos = sp.e
+	}
+	return p.mapRange(out, pos, v.e)
+}
+
+// mapRange appends the source ranges of line-content bytes [s, e).
+func (p *planner) mapRange(out []Piece, s, e int) []Piece {
+	if s >= e {
+		return out
+	}
+	if !p.nul {
+		return appendRange(out, p.base+int64(s), p.base+int64(e))
+	}
+	for _, g := range p.segs {
+		lo, hi := max(s, g.clean), min(e, g.clean+g.n)
+		if lo < hi {
+			out = appendRange(out, g.src+int64(lo-g.clean), g.src+int64(hi-g.clean))
+		}
+	}
+	return out
+}
+
+func appendRange(out []Piece, off, end int64) []Piece {
+	if n := len(out); n > 0 && out[n-1].Lit == nil && out[n-1].End == off {
+		out[n-1].End = end
+		return out
+	}
+	return append(out, Piece{Off: off, End: end})
+}
+
+func (p *planner) stripNUL(b []byte) []byte {
+	p.clean = p.clean[:0]
+	p.segs = p.segs[:0]
+	i := 0
+	for i < len(b) {
+		j := bytes.IndexByte(b[i:], 0)
+		if j < 0 {
+			j = len(b) - i
+		}
+		if j > 0 {
+			p.segs = append(p.segs, seg{clean: len(p.clean), src: p.base + int64(i), n: j})
+			p.clean = append(p.clean, b[i:i+j]...)
+		}
+		i += j
+		for i < len(b) && b[i] == 0 {
+			i++
+		}
+	}
+	return p.clean
+}
+
+func preview(b []byte) string {
+	const n = 60
+	s := string(b)
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// segment splits line content into complete JSON values. A lone valid value is the common
+// case. Otherwise it keeps every complete value and drops torn fragments: after a fragment
+// only an object that looks like an entry (a string "type" and a "parentId", or a session
+// header) is accepted, so a nested object of a torn line is never promoted to an entry.
+func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
+	sc := &p.sc
+	*sc = scanner{b: c, collect: true, members: sc.members[:0]}
+	p.ready = false
+	if e := sc.value(start); e >= 0 && skipSpace(c, e) == len(c) {
+		p.ready = true // the common case: one valid value, members already collected
+		return []value{{s: start, e: e}}, false
+	}
+	sc.collect = false
+	i := start
+	budget := 8*len(c) + 1<<20
+	afterValue := false
+	for i < len(c) {
+		sc.depth = 0
+		e := sc.value(i)
+		if e >= 0 && (i == start || (afterValue && c[i] == '{')) {
+			vals = append(vals, value{s: i, e: e})
+			i = skipSpace(c, e)
+			afterValue = true
+			continue
+		}
+		// Torn or garbage bytes at i: look for the next entry-looking object.
+		dropped = true
+		afterValue = false
+		q := i + 1
+		found := false
+		for q < len(c) && sc.work < budget {
+			k := bytes.IndexByte(c[q:], '{')
+			if k < 0 {
+				break
+			}
+			q += k
+			if e := p.entryAt(c, q); e >= 0 {
+				found = true
+				break
+			}
+			q++
+		}
+		if !found {
+			return vals, true
+		}
+		i = q
+		afterValue = true
+		sc.depth = 0
+		e = sc.value(i)
+		vals = append(vals, value{s: i, e: e})
+		i = skipSpace(c, e)
+	}
+	return vals, dropped
+}
+
+// entryAt returns the end of an entry-looking object at c[q:], or -1.
+func (p *planner) entryAt(c []byte, q int) int {
+	sc := &p.sc2
+	*sc = scanner{b: c, collect: true, members: sc.members[:0]}
+	e := sc.value(q)
+	p.sc.work += sc.work + 1
+	if e < 0 {
+		return -1
+	}
+	var typ []byte
+	hasParent := false
+	for _, m := range sc.members {
+		if m.depth != 1 {
+			continue
+		}
+		switch {
+		case tokIs(c[m.k0:m.k1], "type"):
+			typ = c[m.v0:m.v1]
+		case tokIs(c[m.k0:m.k1], "parentId"):
+			hasParent = true
+		}
+	}
+	if typ == nil || typ[0] != '"' {
+		return -1
+	}
+	if hasParent || tokIs(typ, "session") {
+		return e
+	}
+	return -1
+}
+
+// entryFields are the members of an entry the rules look at, as token ranges of the line.
+type entryFields struct {
+	typ, id, parentID, msg           [2]int
+	role, content, stopReason        [2]int
+	api, provider                    [2]int
+	resultIDs                        [][2]int
+	hasType, hasMsg, hasID, hasParID bool
+	timestamp                        [2]int
+}
+
+var resultIDKeys = []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
+
+// entry applies the per-entry rules to one value of a line.
+func (p *planner) entry(line int64, c []byte, v *value) {
+	first := p.nValues == 0
+	p.nValues++
+	if c[v.s] != '{' {
+		if first {
+			p.noHead = "first line is not a session header"
+		}
+		return // OpenClaw keeps non-object values on later lines
+	}
+	sc := &p.sc2
+	if p.ready {
+		sc = &p.sc
+	} else {
+		*sc = scanner{b: c, collect: true, members: sc.members[:0]}
+		sc.value(v.s)
+	}
+	var f entryFields
+	for _, m := range sc.members {
+		k := c[m.k0:m.k1]
+		r := [2]int{m.v0, m.v1}
+		if m.depth == 1 {
+			switch {
+			case tokIs(k, "type"):
+				f.typ, f.hasType = r, true
+			case tokIs(k, "id"):
+				f.id, f.hasID = r, true
+			case tokIs(k, "parentId"):
+				f.parentID, f.hasParID = r, true
+			case tokIs(k, "message"):
+				f.msg, f.hasMsg = r, true
+			case tokIs(k, "timestamp"):
+				f.timestamp = r
+			}
+			continue
+		}
+		if !tokIs(c[m.parentKey0:m.parentKey1], "message") {
+			continue
+		}
+		switch {
+		case tokIs(k, "role"):
+			f.role = r
+		case tokIs(k, "content"):
+			f.content = r
+		case tokIs(k, "stopReason"):
+			f.stopReason = r
+		case tokIs(k, "api"):
+			f.api = r
+		case tokIs(k, "provider"):
+			f.provider = r
+		default:
+			for _, rk := range resultIDKeys {
+				if tokIs(k, rk) {
+					f.resultIDs = append(f.resultIDs, r)
+				}
+			}
+		}
+	}
+	// Depth-2 members of "message" repeat when the key repeats; JSON.parse keeps the last one,
+	// and so do the assignments above (members arrive in source order).
+	tok := func(r [2]int) []byte { return c[r[0]:r[1]] }
+	typ, _ := strValue(tok(f.typ))
+	if !f.hasType {
+		typ = ""
+	}
+	if first {
+		id, ok := strValue(tok(f.id))
+		switch {
+		case typ == "session" && f.hasID && ok && id != "":
+			p.header = true
+		case typ == "session":
+			p.noHead = "invalid session header (no id)"
+		default:
+			p.noHead = "missing session header (the first line is an entry)"
+			if p.opts.SynthesizeHeader {
+				p.synthesizeHeader(line, c, f)
+			}
+		}
+		if typ == "session" {
+			return
+		}
+	} else if typ == "session" {
+		p.note(line, "second session header in mid-file: kept")
+		return
+	}
+
+	isMsg := typ == "message"
+	if isMsg && (!f.hasMsg || c[f.msg[0]] != '{') {
+		v.drop = true
+		p.plan.Counts.DroppedLines++
+		p.change(line, "drop", "message entry without a message object")
+		return
+	}
+	role, ok := strValue(tok(f.role))
+	if isMsg && (f.role[1] == 0 || !ok || jsBlank(role)) {
+		v.drop = true
+		p.plan.Counts.DroppedLines++
+		p.change(line, "drop", "message entry without a role")
+		return
+	}
+	// Entry ids and parents, for dangling-parent detection and --relink.
+	var idTok []byte
+	if f.hasID && c[f.id[0]] == '"' {
+		idTok = tok(f.id)
+	}
+	if f.hasParID && c[f.parentID[0]] == '"' {
+		ph := p.hash(tok(f.parentID))
+		if p.facts != nil && p.facts.dangling[ph] && p.opts.Relink {
+			repl := []byte("null")
+			if p.prevID != nil {
+				repl = slices.Clone(p.prevID)
+			}
+			v.splices = append(v.splices, splice{s: f.parentID[0], e: f.parentID[1], repl: []lpiece{{lit: repl}}})
+			p.plan.Counts.RelinkedParents++
+			p.change(line, "relink", fmt.Sprintf("parentId %s names no entry of the file; now %s", tok(f.parentID), repl))
+		} else if p.prevID == nil || ph != p.prevHash {
+			p.parents = append(p.parents, callRef{hash: ph, line: line})
+		}
+	}
+	if idTok != nil {
+		p.prevID = append(p.prevID[:0], idTok...)
+		p.prevHash = p.hash(idTok)
+		p.ids = append(p.ids, p.prevHash)
+	}
+
+	if !isMsg {
+		return
+	}
+	for _, r := range f.resultIDs {
+		if s, ok := strValue(tok(r)); ok {
+			if t := jsTrim(s); t != "" {
+				p.results = append(p.results, maphash.String(p.seed, t))
+			}
+		}
+	}
+	hasContent := f.content[1] != 0
+	stop, _ := strValue(tok(f.stopReason))
+	if f.stopReason[1] == 0 {
+		stop = ""
+	}
+	switch role {
+	case "assistant":
+		if hasContent && c[f.content[0]] == '[' && skipSpace(c, f.content[0]+1) == f.content[1]-1 && stop == "error" {
+			v.splices = append(v.splices, splice{s: f.content[0], e: f.content[1],
+				repl: []lpiece{{lit: []byte(`[{"type":"text","text":"` + StreamErrorFallbackText + `"}]`)}}})
+			p.plan.Counts.RewrittenAssistantMessages++
+			p.change(line, "rewrite-assistant", "empty assistant error turn gets the stream-error text")
+		}
+		api, _ := strValue(tok(f.api))
+		prov, _ := strValue(tok(f.provider))
+		if f.api[1] != 0 && f.provider[1] != 0 && api == "openai-chatgpt-responses" && prov == "openai" &&
+			stop != "error" && stop != "aborted" && hasContent && c[f.content[0]] == '[' {
+			p.codeModeCalls(line, c, f, idTok, v)
+		}
+	case "user":
+		if hasContent {
+			p.blankUser(line, c, f.content, v)
+		}
+	}
+}
+
+// blankUser applies OpenClaw's blank-user repair to the content token r.
+func (p *planner) blankUser(line int64, c []byte, r [2]int, v *value) {
+	switch c[r[0]] {
+	case '"':
+		s, ok := strValue(c[r[0]:r[1]])
+		if ok && jsBlank(s) {
+			v.splices = append(v.splices, splice{s: r[0], e: r[1], repl: []lpiece{{lit: []byte(`"` + BlankUserFallbackText + `"`)}}})
+			p.plan.Counts.RewrittenUserMessages++
+			p.change(line, "rewrite-user", "blank user text becomes "+strconv.Quote(BlankUserFallbackText))
+		}
+	case '[':
+		elems := p.elements(c, r)
+		var keep [][2]int
+		for _, el := range elems {
+			if !p.blankTextBlock(c, el) {
+				keep = append(keep, el)
+			}
+		}
+		if len(keep) == len(elems) && len(elems) > 0 {
+			return
+		}
+		var repl []lpiece
+		if len(keep) == 0 {
+			repl = []lpiece{{lit: []byte(`[{"type":"text","text":"` + BlankUserFallbackText + `"}]`)}}
+		} else {
+			repl = append(repl, lpiece{lit: []byte("[")})
+			for i, el := range keep {
+				if i > 0 {
+					repl = append(repl, lpiece{lit: []byte(",")})
+				}
+				repl = append(repl, lpiece{s: el[0], e: el[1]})
+			}
+			repl = append(repl, lpiece{lit: []byte("]")})
+		}
+		v.splices = append(v.splices, splice{s: r[0], e: r[1], repl: repl})
+		p.plan.Counts.RewrittenUserMessages++
+		p.change(line, "rewrite-user", fmt.Sprintf("%d blank text block(s) removed from user content", len(elems)-len(keep)))
+	}
+}
+
+// elements returns the element token ranges of the (valid) array token r.
+func (p *planner) elements(c []byte, r [2]int) [][2]int {
+	var out [][2]int
+	sc := scanner{b: c}
+	i := skipSpace(c, r[0]+1)
+	for i < r[1]-1 {
+		sc.depth = 0
+		e := sc.value(i)
+		if e < 0 {
+			break
+		}
+		out = append(out, [2]int{i, e})
+		i = skipSpace(c, e)
+		if i < len(c) && c[i] == ',' {
+			i = skipSpace(c, i+1)
+		}
+	}
+	return out
+}
+
+// objectMembers returns the top-level members of the object token r as key → value range
+// (the last occurrence of a key wins, as in JSON.parse).
+func objectMembers(c []byte, r [2]int) map[string][2]int {
+	if c[r[0]] != '{' {
+		return nil
+	}
+	sc := scanner{b: c, collect: true}
+	sc.value(r[0])
+	out := map[string][2]int{}
+	for _, m := range sc.members {
+		if m.depth == 1 {
+			if k, ok := strValue(c[m.k0:m.k1]); ok {
+				out[k] = [2]int{m.v0, m.v1}
+			}
+		}
+	}
+	return out
+}
+
+func (p *planner) blankTextBlock(c []byte, r [2]int) bool {
+	ms := objectMembers(c, r)
+	if ms == nil {
+		return false
+	}
+	t, ok := ms["type"]
+	if !ok || !tokIs(c[t[0]:t[1]], "text") {
+		return false
+	}
+	tx, ok := ms["text"]
+	if !ok {
+		return false
+	}
+	s, ok := strValue(c[tx[0]:tx[1]])
+	return ok && jsBlank(s)
+}
+
+// codeModeCalls handles FR-v6's missing tool results of OpenAI code-mode turns: the first
+// pass records the calls, the second inserts an "aborted" result for each one no result in
+// the file answers.
+func (p *planner) codeModeCalls(line int64, c []byte, f entryFields, idTok []byte, v *value) {
+	for _, el := range p.elements(c, f.content) {
+		ms := objectMembers(c, el)
+		if ms == nil {
+			continue
+		}
+		t, ok := ms["type"]
+		if !ok {
+			continue
+		}
+		typ, _ := strValue(c[t[0]:t[1]])
+		if typ != "toolCall" && typ != "toolUse" && typ != "functionCall" {
+			continue
+		}
+		idr, ok := ms["id"]
+		if !ok {
+			continue
+		}
+		id, ok := strValue(c[idr[0]:idr[1]])
+		if !ok || jsTrim(id) == "" {
+			continue
+		}
+		h := maphash.String(p.seed, jsTrim(id))
+		if p.facts == nil {
+			p.calls = append(p.calls, callRef{hash: h, line: line})
+			continue
+		}
+		if !p.facts.missingCalls[h] {
+			continue
+		}
+		name := "unknown"
+		if nr, ok := ms["name"]; ok {
+			if s, ok := strValue(c[nr[0]:nr[1]]); ok && s != "" {
+				name = s
+			}
+		}
+		v.inserts = append(v.inserts, p.syntheticResult(idTok, id, name))
+		p.plan.Counts.InsertedToolResults++
+		p.change(line, "insert-tool-result", fmt.Sprintf("tool call %s has no result: %q result inserted", strconv.Quote(id), MissingToolResultText))
+	}
+}
+
+func (p *planner) newID() string {
+	if p.opts.NewID != nil {
+		return p.opts.NewID()
+	}
+	return "repair-" + randomUUID()
+}
+
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// syntheticResult is the entry FR-v6 inserts after a code-mode assistant turn (§3.5), with
+// its key order.
+func (p *planner) syntheticResult(parent []byte, callID, toolName string) []byte {
+	if parent == nil {
+		parent = []byte("null")
+	}
+	now := p.opts.Now.UTC()
+	var b bytes.Buffer
+	b.WriteString(`{"type":"message","id":`)
+	b.Write(jsonString(p.newID()))
+	b.WriteString(`,"parentId":`)
+	b.Write(parent)
+	b.WriteString(`,"timestamp":`)
+	b.Write(jsonString(now.Format("2006-01-02T15:04:05.000Z")))
+	b.WriteString(`,"message":{"role":"toolResult","toolCallId":`)
+	b.Write(jsonString(callID))
+	b.WriteString(`,"toolName":`)
+	b.Write(jsonString(toolName))
+	b.WriteString(`,"content":[{"type":"text","text":"` + MissingToolResultText + `"}],"details":{"openclawSyntheticMissingToolResult":true,"reason":"missing_tool_result"},"isError":true,"timestamp":`)
+	b.WriteString(strconv.FormatInt(now.UnixMilli(), 10))
+	b.WriteString(`}}`)
+	return b.Bytes()
+}
+
+// SessionIDFromName is the session id a transcript's file name carries: the name up to
+// ".jsonl" (archives and checkpoints keep the id in front).
+func SessionIDFromName(name string) string {
+	base := name
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	if i := strings.Index(base, ".jsonl"); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+// synthesizeHeader plans a session header before the first line (--synthesize-header): id from
+// the file name, timestamp from the first entry, version 3, empty cwd.
+func (p *planner) synthesizeHeader(line int64, c []byte, f entryFields) {
+	ts := p.opts.Now.UTC().Format("2006-01-02T15:04:05.000Z")
+	if f.timestamp[1] != 0 {
+		if s, ok := strValue(c[f.timestamp[0]:f.timestamp[1]]); ok && s != "" {
+			ts = s
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":"session","version":3,"id":`)
+	b.Write(jsonString(SessionIDFromName(p.name)))
+	b.WriteString(`,"timestamp":`)
+	b.Write(jsonString(ts))
+	b.WriteString(`,"cwd":""}` + "\n")
+	p.plan.Edits = append(p.plan.Edits, Edit{Off: 0, End: 0, Repl: []Piece{{Lit: b.Bytes()}}})
+	p.plan.Counts.SynthesizedHeaders++
+	p.header = true
+	p.change(line, "synthesize-header", "session header added before the first entry (--synthesize-header)")
+}
+
+func (p *planner) finish() {
+	p.plan.BytesBefore = p.end
+}
+
+// facts finds, after a first pass, the code-mode tool calls with no result anywhere in the
+// file and the parent ids that name no entry.
+func (p *planner) collectFacts() facts {
+	var f facts
+	slices.Sort(p.results)
+	for _, c := range p.calls {
+		if _, ok := slices.BinarySearch(p.results, c.hash); !ok {
+			if f.missingCalls == nil {
+				f.missingCalls = map[uint64]bool{}
+			}
+			f.missingCalls[c.hash] = true
+		}
+	}
+	slices.Sort(p.ids)
+	for _, r := range p.parents {
+		if _, ok := slices.BinarySearch(p.ids, r.hash); !ok {
+			if f.dangling == nil {
+				f.dangling = map[uint64]bool{}
+			}
+			f.dangling[r.hash] = true
+		}
+	}
+	return f
+}
+
+// result finishes the plan: dangling-parent notes, the header verdict, sorted edits and sizes.
+func (p *planner) result() *Plan {
+	pl := &p.plan
+	if p.facts == nil || !p.opts.Relink {
+		f := p.facts
+		if f == nil {
+			ff := p.collectFacts()
+			f = &ff
+		}
+		if len(f.dangling) > 0 {
+			n := 0
+			for _, r := range p.parents {
+				if f.dangling[r.hash] {
+					n++
+					if n <= maxDetails/2 {
+						p.note(r.line, "parentId names no entry of the file (dangling; --relink re-parents it)")
+					}
+				}
+			}
+		}
+	}
+	if p.nValues == 0 {
+		if pl.Counts.DroppedLines > 0 {
+			pl.Skip = fmt.Sprintf("no valid entries (%d unparseable line(s)); left as is", pl.Counts.DroppedLines)
+		} else {
+			pl.Empty = "empty session file"
+			pl.Edits = nil
+		}
+	} else if !p.header {
+		pl.Skip = p.noHead
+		if pl.Skip == "" {
+			pl.Skip = "invalid session header"
+		}
+	}
+	slices.SortStableFunc(pl.Edits, func(a, b Edit) int {
+		if a.Off != b.Off {
+			return int(a.Off - b.Off)
+		}
+		return int(a.End - b.End)
+	})
+	pl.BytesAfter = pl.BytesBefore
+	for _, e := range pl.Edits {
+		pl.BytesAfter -= e.End - e.Off
+		for _, r := range e.Repl {
+			if r.Lit != nil {
+				pl.BytesAfter += int64(len(r.Lit))
+			} else {
+				pl.BytesAfter += r.End - r.Off
+			}
+		}
+	}
+	return pl
+}
