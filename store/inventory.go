@@ -1,0 +1,325 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/progress"
+)
+
+// ErrNoAgents is returned by Targets when the state dir has no agents/<id>/sessions dir.
+var ErrNoAgents = errors.New("no agents found")
+
+// Target is one sessions dir to work on.
+type Target struct {
+	Agent       string `json:"agent,omitempty"` // "" when the dir is not in the agents layout
+	SessionsDir string `json:"sessions_dir"`
+	StateDir    string `json:"state_dir,omitempty"`
+}
+
+// Targets turns a command line into sessions dirs. With paths, each is a sessions dir, a
+// sessions.json file (its dir is used) or a state dir (its agents, narrowed by agent/all as
+// below). Without paths the agents of stateDir are used: the one named by agent, every one
+// with all, else "main" when present, else every one.
+func Targets(stateDir, agent string, all bool, paths []string) ([]Target, error) {
+	if len(paths) == 0 {
+		return stateTargets(stateDir, agent, all)
+	}
+	var out []Target
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			if filepath.Base(p) != StoreFile {
+				return nil, fmt.Errorf("%s: not a sessions dir, a sessions.json or a state dir", p)
+			}
+			p = filepath.Dir(p)
+		}
+		if fi, err := os.Stat(filepath.Join(p, "agents")); err == nil && fi.IsDir() && filepath.Base(p) != "sessions" {
+			ts, err := stateTargets(p, agent, all)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ts...)
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		t := Target{SessionsDir: abs}
+		if id, root, ok := agentOfSessionsDir(abs); ok {
+			t.Agent, t.StateDir = id, root
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func stateTargets(stateDir, agent string, all bool) ([]Target, error) {
+	agents, err := Agents(stateDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(agents) == 0 {
+		return nil, fmt.Errorf("%w under %s", ErrNoAgents, filepath.Join(stateDir, "agents"))
+	}
+	sel, err := Select(agents, agent, all)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Target, len(sel))
+	for i, a := range sel {
+		out[i] = Target{Agent: a.ID, SessionsDir: a.SessionsDir, StateDir: stateDir}
+	}
+	return out, nil
+}
+
+// Count is a number of files and their bytes.
+type Count struct {
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+func (c *Count) add(f File) { c.Files++; c.Bytes += f.Size }
+
+// StoreStats describes the sessions.json of a sessions dir.
+type StoreStats struct {
+	Present bool  `json:"present"`
+	Bytes   int64 `json:"bytes"`
+	Entries int   `json:"entries"`
+	// Corrupt is the parse error of a sessions.json that is not a JSON object ("" when fine).
+	// OpenClaw would read it as empty and overwrite it on its next write.
+	Corrupt string `json:"corrupt,omitempty"`
+	// Canonical is true when the file is exactly what OpenClaw's writer produces.
+	Canonical bool `json:"canonical"`
+	// Duplicates counts keys written more than once; DropRows counts rows a current gateway
+	// would drop on load (not an object, unsafe sessionId).
+	Duplicates int `json:"duplicate_keys"`
+	DropRows   int `json:"drop_rows"`
+	// Heavy blobs carried by the entries (bytes of raw JSON).
+	SkillsSnapshotBytes     int64 `json:"skills_snapshot_bytes"`
+	SystemPromptReportBytes int64 `json:"system_prompt_report_bytes"`
+}
+
+// LockStats counts the lock files of a sessions dir.
+type LockStats struct {
+	Live  int    `json:"live"`
+	Stale int    `json:"stale"`
+	List  []Lock `json:"list,omitempty"`
+}
+
+// AgentStats is the inventory of one sessions dir.
+type AgentStats struct {
+	Agent       string     `json:"agent"`
+	SessionsDir string     `json:"sessions_dir"`
+	Era         Era        `json:"era"`
+	Store       StoreStats `json:"store"`
+	// Transcripts are the live (primary) transcripts, topics included; Topics is the subset.
+	Transcripts Count `json:"transcripts"`
+	Topics      Count `json:"topics"`
+	// Archives are reset, deleted and bak archives and legacy store backups (ArchivesByKind
+	// splits them); Compressed counts the .zst ones among them.
+	Archives       Count          `json:"archives"`
+	ArchivesByKind map[Kind]Count `json:"archives_by_kind"`
+	Compressed     Count          `json:"compressed_archives"`
+	// Orphans are transcripts, checkpoints and trajectory files no entry references;
+	// OrphanTranscripts is the primary-transcript subset (what `openclaw doctor` reports).
+	Orphans           Count `json:"orphans"`
+	OrphanTranscripts Count `json:"orphan_transcripts"`
+	// MissingTranscripts counts entries whose transcript file does not exist; Outside counts
+	// entries whose transcript resolves outside the sessions dir; NoSession counts rows with
+	// neither a usable sessionId nor sessionFile (routing rows).
+	MissingTranscripts int            `json:"missing_transcripts"`
+	MissingKeys        []string       `json:"missing_keys,omitempty"`
+	Outside            int            `json:"outside_transcripts"`
+	NoSession          int            `json:"no_session"`
+	Locks              LockStats      `json:"locks"`
+	Kinds              map[Kind]Count `json:"kinds"`
+	Files              Count          `json:"files"`
+	Dirs               int            `json:"dirs"`
+	Symlinks           int            `json:"symlinks"`
+	// Activity from the entries' updatedAt (zero when no entry has one) and from file mtimes.
+	OldestUpdate time.Time `json:"oldest_update,omitzero"`
+	NewestUpdate time.Time `json:"newest_update,omitzero"`
+	OldestMtime  time.Time `json:"oldest_mtime,omitzero"`
+	NewestMtime  time.Time `json:"newest_mtime,omitzero"`
+}
+
+// Stats is the inventory of several sessions dirs.
+type Stats struct {
+	StateDir string       `json:"state_dir,omitempty"`
+	Now      time.Time    `json:"now"`
+	Agents   []AgentStats `json:"agents"`
+}
+
+// StatsOptions tune Inventory.
+type StatsOptions struct {
+	Now  time.Time   // the clock for lock ages
+	Lock LockOptions // lock inspection (Now is filled from Now)
+}
+
+// Inventory builds the stats of every target. It reads listings, sessions.json and lock
+// payloads only, never transcripts, and writes nothing. c counts listed bytes.
+func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progress.Counter) (Stats, error) {
+	c = progress.OrNoop(c)
+	defer c.Done()
+	s := Stats{Now: opts.Now}
+	if len(targets) > 0 {
+		s.StateDir = targets[0].StateDir
+	}
+	for _, t := range targets {
+		a, err := inventoryOne(ctx, t, opts, c)
+		if err != nil {
+			return s, err
+		}
+		s.Agents = append(s.Agents, a)
+	}
+	return s, nil
+}
+
+func inventoryOne(ctx context.Context, t Target, opts StatsOptions, c progress.Counter) (AgentStats, error) {
+	a := AgentStats{Agent: t.Agent, SessionsDir: t.SessionsDir, Kinds: map[Kind]Count{}, ArchivesByKind: map[Kind]Count{}}
+	a.Era = DetectEra(t.SessionsDir)
+	l, err := List(t.SessionsDir)
+	if err != nil {
+		return a, err
+	}
+	var total int64
+	for _, f := range l.Files {
+		total += f.Size
+	}
+	c.SetTotal(total)
+
+	st := New()
+	storePath := filepath.Join(t.SessionsDir, StoreFile)
+	if fi, err := os.Lstat(storePath); err == nil {
+		a.Store.Present = true
+		a.Store.Bytes = fi.Size()
+		loaded, err := Load(storePath)
+		switch {
+		case errors.Is(err, ErrCorrupt):
+			a.Store.Corrupt = err.Error()
+		case err != nil:
+			return a, err
+		default:
+			st = loaded
+			a.Store.Canonical = st.Canonical()
+		}
+	}
+	entries := st.Entries()
+	a.Store.Entries = len(entries)
+	a.Store.Duplicates = len(st.Duplicates())
+	r := NewResolver(t.SessionsDir, t.Agent, t.StateDir)
+	for i, e := range entries {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return a, err
+			}
+		}
+		if e.DropReason() != "" {
+			a.Store.DropRows++
+		}
+		a.Store.SkillsSnapshotBytes += int64(e.SkillsSnapshotSize())
+		a.Store.SystemPromptReportBytes += int64(e.SystemPromptReportSize())
+		if ms, ok := e.UpdatedAt(); ok {
+			u := time.UnixMilli(ms).UTC()
+			if a.OldestUpdate.IsZero() || u.Before(a.OldestUpdate) {
+				a.OldestUpdate = u
+			}
+			if u.After(a.NewestUpdate) {
+				a.NewestUpdate = u
+			}
+		}
+		tr := r.Transcript(e)
+		if tr.Path == "" {
+			a.NoSession++
+			continue
+		}
+		if tr.Outside {
+			a.Outside++
+		}
+		if _, err := os.Lstat(tr.Path); err != nil {
+			a.MissingTranscripts++
+			a.MissingKeys = append(a.MissingKeys, e.Key)
+		}
+	}
+	refs := r.References(entries)
+
+	lockOpts := opts.Lock
+	lockOpts.Now = opts.Now
+	for i, f := range l.Files {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return a, err
+			}
+		}
+		c.Add(f.Size)
+		if f.Dir {
+			a.Dirs++
+			continue
+		}
+		if f.Symlink {
+			a.Symlinks++
+		}
+		k := f.Class.Kind
+		a.Files.add(f)
+		cnt := a.Kinds[k]
+		cnt.add(f)
+		a.Kinds[k] = cnt
+		if a.OldestMtime.IsZero() || f.ModTime.Before(a.OldestMtime) {
+			a.OldestMtime = f.ModTime.UTC()
+		}
+		if f.ModTime.After(a.NewestMtime) {
+			a.NewestMtime = f.ModTime.UTC()
+		}
+		switch {
+		case k.IsPrimary():
+			a.Transcripts.add(f)
+			if k == KindTopic {
+				a.Topics.add(f)
+			}
+		case k.IsArchive():
+			a.Archives.add(f)
+			ak := a.ArchivesByKind[k]
+			ak.add(f)
+			a.ArchivesByKind[k] = ak
+			if f.Class.Compressed {
+				a.Compressed.add(f)
+			}
+		case k.IsLock():
+			if f.Symlink {
+				continue // never read through a symlink
+			}
+			lk, err := InspectLockFile(filepath.Join(t.SessionsDir, f.Name), lockOpts)
+			if err != nil {
+				return a, err
+			}
+			lk.Path = f.Name
+			if lk.Stale {
+				a.Locks.Stale++
+			} else {
+				a.Locks.Live++
+			}
+			a.Locks.List = append(a.Locks.List, lk)
+		}
+		if sweepable(k) && len(refs[f.Name]) == 0 {
+			a.Orphans.add(f)
+			if k.IsPrimary() {
+				a.OrphanTranscripts.add(f)
+			}
+		}
+	}
+	return a, nil
+}
+
+// sweepable kinds are the ones OpenClaw's unreferenced-artifact sweep considers.
+func sweepable(k Kind) bool {
+	return k.IsPrimary() || k == KindCheckpoint || k == KindTrajectory || k == KindTrajectoryPointer
+}
