@@ -111,7 +111,9 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 	if warnOnly {
 		return b
 	}
-	over := func() string { return fmt.Sprintf("sessions dir %d bytes > maxDiskBytes %d; down to highWaterBytes %d", b.TotalBytesBefore, maxB, hw) }
+	over := func() string {
+		return fmt.Sprintf("sessions dir %d bytes > maxDiskBytes %d; down to highWaterBytes %d", b.TotalBytesBefore, maxB, hw)
+	}
 	refs := s.referenced()
 	refCounts := s.promptRefCounts()
 	tempCut := s.nowMs - StoreTempStaleMs

@@ -357,6 +357,15 @@ func (l *Loaded) resolve(o *jsonobj.Object, e *Entry) {
 			}
 		}
 	}
+	if sf := e.SessionFile; sf != "" {
+		cand := sf
+		if !filepath.IsAbs(cand) {
+			cand = filepath.Join(l.RealDir, cand)
+		}
+		if _, in := l.inside(cand); !in {
+			e.Outside = realpath(filepath.Clean(cand))
+		}
+	}
 	if e.SessionID == "" {
 		return
 	}
@@ -369,7 +378,9 @@ func (l *Loaded) resolve(o *jsonobj.Object, e *Entry) {
 	e.TranscriptExists = err == nil
 	rel, in := l.inside(p)
 	if !in {
-		e.Outside = p
+		if e.Outside == "" {
+			e.Outside = p
+		}
 		return
 	}
 	e.Transcript = rel

@@ -1,0 +1,119 @@
+package retention
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/safefile"
+)
+
+// ErrStoreChanged is returned when sessions.json changed between planning and applying.
+var ErrStoreChanged = errors.New("sessions.json changed since it was read; run cleanup again")
+
+// Applied is what Apply did.
+type Applied struct {
+	Backup       string   `json:"backup,omitempty"` // copy of sessions.json taken before the rewrite
+	RemovedKeys  int      `json:"removedKeys"`
+	Archived     int      `json:"archived"`
+	Deleted      int      `json:"deleted"`
+	FreedBytes   int64    `json:"freedBytes"`
+	Skipped      []string `json:"skipped,omitempty"` // "path: why", for the partial exit status
+	AppliedCount int      `json:"appliedCount"`
+}
+
+// BackupName is where Apply keeps the old sessions.json: a name no OpenClaw cleanup treats as
+// an archive or transcript ("sessions.json.clawdoctor-<UTC>.bak").
+func BackupName(storePath string, t time.Time) string {
+	return storePath + ".clawdoctor-" + t.UTC().Format("20060102T150405Z") + ".bak"
+}
+
+// Apply carries out p on the store l was gathered from: sessions.json is backed up and
+// rewritten atomically without the removed keys (every other byte kept), then transcripts
+// are archived and files deleted in plan order, each confined to the sessions dir and
+// refused when it is a symlink, gone, or locked by a live process. A file that cannot be
+// handled is skipped and reported; the rest goes on.
+func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, error) {
+	var a Applied
+	removed := p.RemovedKeys()
+	a.AppliedCount = len(l.Input.Entries) - len(removed)
+	if len(removed) > 0 {
+		cur, err := os.ReadFile(l.Input.StorePath)
+		if err != nil {
+			return a, err
+		}
+		if !bytes.Equal(cur, l.Raw) {
+			return a, fmt.Errorf("%s: %w", l.Input.StorePath, ErrStoreChanged)
+		}
+		obj := l.Object.Clone()
+		for _, k := range removed {
+			obj.Delete(k)
+		}
+		out, err := obj.MarshalJS("  ")
+		if err != nil {
+			return a, fmt.Errorf("%s: %w", l.Input.StorePath, err)
+		}
+		a.Backup = BackupName(l.Input.StorePath, now)
+		if err := safefile.Backup(l.Input.StorePath, a.Backup); err != nil {
+			return a, err
+		}
+		if err := safefile.WriteFile(l.Input.StorePath, out); err != nil {
+			return a, err
+		}
+		a.RemovedKeys = len(removed)
+	}
+	locked := map[string]bool{}
+	for _, lk := range LiveLocks(l.SessionsDir, now, 30*60*1000) {
+		locked[filepath.Base(lk.Path[:len(lk.Path)-len(".lock")])] = true
+	}
+	for i, f := range p.Files {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return a, err
+			}
+		}
+		if err := applyFile(l, f, locked); err != nil {
+			a.Skipped = append(a.Skipped, fmt.Sprintf("%s: %v", f.Path, err))
+			continue
+		}
+		if f.Action == FileArchive {
+			a.Archived++
+		} else {
+			a.Deleted++
+			a.FreedBytes += f.Bytes
+		}
+	}
+	return a, nil
+}
+
+func applyFile(l *Loaded, f FileAction, locked map[string]bool) error {
+	if locked[filepath.Base(f.Path)] {
+		return errors.New("locked by a live process")
+	}
+	path, err := safefile.Confine(l.RealDir, filepath.FromSlash(f.Path))
+	if err != nil {
+		return err
+	}
+	st, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return errors.New("not a regular file (symlinks are never followed)")
+	}
+	switch f.Action {
+	case FileArchive:
+		to, err := safefile.Confine(l.RealDir, filepath.FromSlash(f.To))
+		if err != nil {
+			return err
+		}
+		return safefile.Rename(path, to)
+	case FileDelete:
+		return safefile.Remove(path)
+	}
+	return nil
+}
