@@ -78,17 +78,22 @@ type File struct {
 	dec         io.ReadCloser
 }
 
-// Open opens path for streaming. When counter is not nil it is fed on-disk bytes as they
-// are read, so a progress bar tracks the real file.
+// Open opens path for streaming, decompressing gzip or zstd found by magic bytes. When
+// counted is not nil it is fed on-disk bytes as they are read, so a progress bar tracks the
+// real file. Errors, including read errors of a damaged compressed stream, name the path.
 func Open(path string, counted func(n int64)) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, err // *fs.PathError names the path
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: is a directory", path)
 	}
 	var src io.Reader = f
 	if counted != nil {
@@ -99,7 +104,22 @@ func Open(path string, counted func(n int64)) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &File{Reader: dec, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
+	return &File{Reader: &pathReader{r: dec, path: path}, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
+}
+
+// pathReader adds the file name to read errors (a truncated gzip or zstd stream), so a
+// caller's message names the file; io.EOF passes through unchanged.
+type pathReader struct {
+	r    io.Reader
+	path string
+}
+
+func (p *pathReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: %w", p.path, err)
+	}
+	return n, err
 }
 
 // Close closes the decoder and the file.

@@ -1,0 +1,406 @@
+package jsonl
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
+
+// MaxDepth is the deepest nesting Valid accepts, the same limit as encoding/json, so the two
+// always agree.
+const MaxDepth = 10000
+
+// SyntaxError says where a line stops being valid JSON.
+type SyntaxError struct {
+	Offset int    // byte offset in the line of the first byte that cannot belong to valid JSON
+	Msg    string // what was expected there
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Valid reports whether b is exactly one JSON value, optionally surrounded by JSON
+// whitespace. It accepts exactly what encoding/json.Valid accepts (invalid UTF-8 inside
+// strings included; the Reader flags that separately) and is several times faster: see
+// docs/validate.md for the measurements that chose it.
+func Valid(b []byte) bool {
+	end, err := ValueEnd(b)
+	return err == nil && skipSpace(b, end) == len(b)
+}
+
+// Check is Valid with the reason: nil, or a *SyntaxError with the offset of the first byte
+// that cannot belong to one valid JSON value (len(b) when the line is cut short).
+func Check(b []byte) error {
+	end, err := ValueEnd(b)
+	if err != nil {
+		return err
+	}
+	if i := skipSpace(b, end); i != len(b) {
+		return &SyntaxError{Offset: i, Msg: "data after the JSON value"}
+	}
+	return nil
+}
+
+// ValueEnd parses the one JSON value at the start of b (after optional whitespace) and returns
+// the offset just past it; what follows is not looked at. An error is a *SyntaxError.
+//
+// It lets a caller split values glued on one line ({...}{...}) and find where a torn line
+// stops: call it again on b[end:] while bytes remain.
+func ValueEnd(b []byte) (int, error) {
+	end, msg := scanValue(b, 0)
+	if msg != "" {
+		return 0, &SyntaxError{Offset: end, Msg: msg}
+	}
+	return end, nil
+}
+
+// Values returns the end offsets of the complete JSON values glued one after another in b,
+// separated by optional whitespace. A line holding one value gives one end; "{..}{..}" gives
+// two. err is not nil when bytes after the last complete value do not start a valid one; its
+// Offset is relative to b.
+func Values(b []byte) (ends []int, err error) {
+	i := 0
+	for {
+		i = skipSpace(b, i)
+		if i == len(b) && len(ends) > 0 {
+			return ends, nil
+		}
+		end, msg := scanValue(b, i)
+		if msg != "" {
+			return ends, &SyntaxError{Offset: end, Msg: msg}
+		}
+		ends = append(ends, end)
+		i = end
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanValue scans one value starting at or after i. It returns the offset after the value, or
+// the offset of the offending byte and a message. It is an explicit-stack state machine, so
+// nesting costs no recursion; strings are skipped eight bytes at a time.
+func scanValue(b []byte, i int) (int, string) {
+	var small [64]byte
+	stack := small[:0] // '{' or '[' per open container
+	n := len(b)
+value:
+	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i >= n {
+		return n, "unexpected end of line, want a value"
+	}
+	switch c := b[i]; c {
+	case '"':
+		var msg string
+		if i, msg = scanString(b, i+1); msg != "" {
+			return i, msg
+		}
+	case '{':
+		if len(stack) >= MaxDepth {
+			return i, "nesting deeper than 10000"
+		}
+		stack = append(stack, '{')
+		i = skipSpace(b, i+1)
+		if i < n && b[i] == '}' {
+			stack = stack[:len(stack)-1]
+			i++
+			break
+		}
+		goto key
+	case '[':
+		if len(stack) >= MaxDepth {
+			return i, "nesting deeper than 10000"
+		}
+		stack = append(stack, '[')
+		i = skipSpace(b, i+1)
+		if i < n && b[i] == ']' {
+			stack = stack[:len(stack)-1]
+			i++
+			break
+		}
+		goto value
+	case 't':
+		if n-i < 4 || string(b[i:i+4]) != "true" {
+			return literalError(b, i, "true")
+		}
+		i += 4
+	case 'f':
+		if n-i < 5 || string(b[i:i+5]) != "false" {
+			return literalError(b, i, "false")
+		}
+		i += 5
+	case 'n':
+		if n-i < 4 || string(b[i:i+4]) != "null" {
+			return literalError(b, i, "null")
+		}
+		i += 4
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			var msg string
+			if i, msg = scanNumber(b, i); msg != "" {
+				return i, msg
+			}
+			break
+		}
+		return i, fmt.Sprintf("invalid character %s, want a value", quoteByte(c))
+	}
+after:
+	if len(stack) == 0 {
+		return i, ""
+	}
+	i = skipSpace(b, i)
+	if i >= n {
+		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1])
+	}
+	switch c := b[i]; {
+	case c == ',':
+		i++
+		if stack[len(stack)-1] == '[' {
+			goto value
+		}
+		i = skipSpace(b, i)
+		goto key
+	case c == '}' && stack[len(stack)-1] == '{', c == ']' && stack[len(stack)-1] == '[':
+		stack = stack[:len(stack)-1]
+		i++
+		goto after
+	default:
+		if stack[len(stack)-1] == '{' {
+			return i, fmt.Sprintf("invalid character %s after object value, want ',' or '}'", quoteByte(c))
+		}
+		return i, fmt.Sprintf("invalid character %s after array element, want ',' or ']'", quoteByte(c))
+	}
+key:
+	if i >= n {
+		return n, "unexpected end of line, want an object key"
+	}
+	if b[i] != '"' {
+		return i, fmt.Sprintf("invalid character %s, want an object key string", quoteByte(b[i]))
+	}
+	{
+		var msg string
+		if i, msg = scanString(b, i+1); msg != "" {
+			return i, msg
+		}
+	}
+	i = skipSpace(b, i)
+	if i >= n {
+		return n, "unexpected end of line, want ':' after object key"
+	}
+	if b[i] != ':' {
+		return i, fmt.Sprintf("invalid character %s after object key, want ':'", quoteByte(b[i]))
+	}
+	i++
+	goto value
+}
+
+func containerName(c byte) string {
+	if c == '{' {
+		return "object"
+	}
+	return "array"
+}
+
+func literalError(b []byte, i int, want string) (int, string) {
+	for k := 0; k < len(want); k++ {
+		if i+k >= len(b) {
+			return len(b), "unexpected end of line in literal " + want
+		}
+		if b[i+k] != want[k] {
+			return i + k, fmt.Sprintf("invalid character %s in literal %s", quoteByte(b[i+k]), want)
+		}
+	}
+	return i, "bad literal"
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f && c != '\'' {
+		return "'" + string(rune(c)) + "'"
+	}
+	return fmt.Sprintf("%#02x", c)
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special has the high bit set in the byte of x that is a '"', a '\\' or a control character
+// (< 0x20); the lowest set bit marks the first such byte exactly (later ones may be false
+// positives, which the caller never looks at).
+func special(x uint64) uint64 {
+	q := x ^ (lsb * '"')
+	s := x ^ (lsb * '\\')
+	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - lsb*0x20) &^ x)) & msb
+}
+
+// scanString scans string contents from i (just after the opening quote) and returns the
+// offset after the closing quote. Short strings are scanned two words at a time; once a string
+// runs past 64 bytes it is skipped by skipLong.
+func scanString(b []byte, i int) (int, string) {
+	n := len(b)
+	for {
+		run := 0
+		for i+16 <= n {
+			mx := special(binary.LittleEndian.Uint64(b[i:]))
+			my := special(binary.LittleEndian.Uint64(b[i+8:]))
+			if mx|my != 0 {
+				if mx != 0 {
+					i += bits.TrailingZeros64(mx) >> 3
+				} else {
+					i += 8 + bits.TrailingZeros64(my)>>3
+				}
+				goto found
+			}
+			i += 16
+			if run++; run == 4 {
+				i = skipLong(b, i)
+				goto found
+			}
+		}
+		for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+	found:
+		if i >= n {
+			return n, "unexpected end of line in string"
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, ""
+		case c == '\\':
+			if i+1 >= n {
+				return n, "unexpected end of line in string escape"
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for k := 2; k < 6; k++ {
+					if i+k >= n {
+						return n, "unexpected end of line in \\u escape"
+					}
+					if !isHex(b[i+k]) {
+						return i + k, fmt.Sprintf("invalid character %s in \\u escape", quoteByte(b[i+k]))
+					}
+				}
+				i += 6
+			default:
+				return i + 1, fmt.Sprintf("invalid escape %s in string", quoteByte(b[i+1]))
+			}
+		default:
+			return i, fmt.Sprintf("control character %s in string", quoteByte(c))
+		}
+	}
+}
+
+// skipLong returns the offset of the first '"', '\\' or control byte at or after i, or len(b).
+// It works in windows of 1 KiB: the assembly bytes.IndexByte finds the next quote and
+// backslash, and only the span before them is checked for control bytes, 32 bytes a step.
+// Long strings (base64 images, tool output) go several times faster than a word loop.
+func skipLong(b []byte, i int) int {
+	const window = 1024
+	for i < len(b) {
+		w := b[i:min(i+window, len(b))]
+		cut := len(w)
+		if q := bytes.IndexByte(w, '"'); q >= 0 {
+			cut = q
+		}
+		if k := bytes.IndexByte(w[:cut], '\\'); k >= 0 {
+			cut = k
+		}
+		if j := indexControl(w[:cut]); j < cut {
+			return i + j
+		}
+		if cut < len(w) {
+			return i + cut
+		}
+		i += len(w)
+	}
+	return len(b)
+}
+
+// indexControl returns the index of the first byte < 0x20 in w, or len(w).
+func indexControl(w []byte) int {
+	j := 0
+	for ; j+32 <= len(w); j += 32 {
+		x0 := binary.LittleEndian.Uint64(w[j:])
+		x1 := binary.LittleEndian.Uint64(w[j+8:])
+		x2 := binary.LittleEndian.Uint64(w[j+16:])
+		x3 := binary.LittleEndian.Uint64(w[j+24:])
+		if ((x0-lsb*0x20)&^x0|(x1-lsb*0x20)&^x1|(x2-lsb*0x20)&^x2|(x3-lsb*0x20)&^x3)&msb != 0 {
+			break
+		}
+	}
+	for ; j < len(w); j++ {
+		if w[j] < 0x20 {
+			return j
+		}
+	}
+	return j
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// scanNumber scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? from i.
+func scanNumber(b []byte, i int) (int, string) {
+	n := len(b)
+	if b[i] == '-' {
+		i++
+		if i >= n {
+			return n, "unexpected end of line in number"
+		}
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i++
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, fmt.Sprintf("invalid character %s in number", quoteByte(b[i]))
+	}
+	if i < n && b[i] == '.' {
+		i++
+		if i >= n {
+			return n, "unexpected end of line in number"
+		}
+		if b[i] < '0' || b[i] > '9' {
+			return i, fmt.Sprintf("invalid character %s after decimal point", quoteByte(b[i]))
+		}
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= n {
+			return n, "unexpected end of line in number"
+		}
+		if b[i] < '0' || b[i] > '9' {
+			return i, fmt.Sprintf("invalid character %s in exponent", quoteByte(b[i]))
+		}
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	return i, ""
+}

@@ -1,0 +1,297 @@
+package jsonl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/clawdoctor/clawdoctor/progress"
+)
+
+// ValidateOptions tune Validate.
+type ValidateOptions struct {
+	MaxLine int // line cap, as Options.MaxLine
+	MaxBad  int // bad lines kept with their reason, the first ones by line number; 0 means 10
+	Workers int // goroutines validating JSON; 0 means GOMAXPROCS (at most 4), 1 validates inline
+}
+
+// BadLine is a line that is not one valid JSON value.
+type BadLine struct {
+	Line   int64  `json:"line"`
+	Offset int64  `json:"offset"` // byte offset of the line in the (decompressed) stream
+	Flags  string `json:"flags,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Summary is the result of validating one stream.
+type Summary struct {
+	Path        string           `json:"path"`
+	Compression string           `json:"compression"`
+	DiskBytes   int64            `json:"disk_bytes"` // on-disk size (the compressed size for archives)
+	Bytes       int64            `json:"bytes"`      // decompressed bytes read
+	Lines       int64            `json:"lines"`
+	BadLines    int64            `json:"bad_lines"` // lines that are not exactly one JSON value (blank lines are not counted here)
+	Anomalies   map[string]int64 `json:"anomalies"` // lines per flag name (bom, crlf, lone_cr, nul, invalid_utf8, no_newline, too_long, blank)
+	Bad         []BadLine        `json:"bad,omitempty"`
+	Err         string           `json:"error,omitempty"` // why reading stopped early; the counts cover what was read
+
+	flags [len(flagNames)]int64
+}
+
+// Clean reports whether the stream had no bad line and no anomaly.
+func (s *Summary) Clean() bool {
+	if s.BadLines > 0 || s.Err != "" {
+		return false
+	}
+	for _, n := range s.flags {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns how many lines carried flag f.
+func (s *Summary) Count(f Flag) int64 {
+	for i := range flagNames {
+		if f == 1<<i {
+			return s.flags[i]
+		}
+	}
+	return 0
+}
+
+func (s *Summary) addFlags(f Flag) {
+	for f != 0 {
+		i := 0
+		for f&(1<<i) == 0 {
+			i++
+		}
+		s.flags[i]++
+		f &^= 1 << i
+	}
+}
+
+func (s *Summary) finish() {
+	s.Anomalies = make(map[string]int64, len(flagNames))
+	for i, name := range flagNames {
+		s.Anomalies[name] = s.flags[i]
+	}
+}
+
+// ValidateFile validates the JSONL file at path (plain, gzip or zstd by magic bytes). The
+// counter receives on-disk bytes. The error is for a file that cannot be opened or read to the
+// end; the Summary then holds what was read before, and its Err says why.
+func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c progress.Counter) (Summary, error) {
+	c = progress.OrNoop(c)
+	f, err := Open(path, c.Add)
+	if err != nil {
+		s := Summary{Path: path, Err: err.Error()}
+		s.finish()
+		return s, err
+	}
+	defer f.Close()
+	c.SetTotal(f.Size)
+	defer c.Done()
+	s, err := Validate(ctx, f, path, opts)
+	s.Compression = f.Compression.String()
+	s.DiskBytes = f.Size
+	return s, err
+}
+
+// Validate reads r line by line and checks that every line is exactly one JSON value, counting
+// the byte-level anomalies of each line. name is used only in the Summary and messages. JSON is
+// checked by Valid on Workers goroutines, in batches of lines whose numbers stay exact.
+func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOptions) (Summary, error) {
+	if opts.MaxBad <= 0 {
+		opts.MaxBad = 10
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	s := Summary{Path: name, Compression: Plain.String()}
+	rd := NewReader(r, Options{MaxLine: opts.MaxLine})
+	var err error
+	if workers == 1 {
+		err = validateInline(ctx, rd, &s, opts)
+	} else {
+		err = validateParallel(ctx, rd, &s, opts, workers)
+	}
+	s.Bytes = rd.Offset()
+	if err != nil {
+		s.Err = err.Error()
+	}
+	s.finish()
+	return s, err
+}
+
+func validateInline(ctx context.Context, rd *Reader, s *Summary, opts ValidateOptions) error {
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s.Lines++
+		s.addFlags(l.Flags)
+		if bad, ok := judge(&l, rd.max); ok {
+			s.BadLines++
+			if len(s.Bad) < opts.MaxBad {
+				s.Bad = append(s.Bad, bad)
+			}
+		}
+		if s.Lines%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// judge returns the BadLine for l when l is not one valid JSON value. A blank line is only
+// flagged: OpenClaw's loaders skip blank lines.
+func judge(l *Line, maxLine int) (BadLine, bool) {
+	if l.Flags&FlagTooLong != 0 {
+		return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(),
+			Reason: fmt.Sprintf("line of %d bytes is longer than the cap of %d", l.Size, maxLine)}, true
+	}
+	if l.Flags&FlagBlank != 0 || Valid(l.Bytes) {
+		return BadLine{}, false
+	}
+	reason := "invalid JSON"
+	if err := Check(l.Bytes); err != nil {
+		reason = "invalid JSON at " + err.Error()
+	}
+	return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(), Reason: reason}, true
+}
+
+// batch is a run of consecutive lines copied out of the Reader for a worker.
+type batch struct {
+	seq   int
+	data  []byte
+	lines []Line // Bytes point into data
+	bad   []BadLine
+	nbad  int64
+	flags [len(flagNames)]int64
+}
+
+const (
+	batchBytes = 1 << 20
+	batchLines = 8192
+)
+
+// validateParallel reads and classifies lines on this goroutine and checks JSON on workers.
+// Counts are sums, so their order does not matter; bad lines are kept by line number.
+func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts ValidateOptions, workers int) error {
+	rd.noClassify = true
+	todo := make(chan *batch, workers)
+	done := make(chan *batch, workers)
+	free := make(chan *batch, 2*workers+1)
+	for range cap(free) {
+		free <- &batch{}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for b := range todo {
+				b.bad, b.nbad, b.flags = b.bad[:0], 0, [len(flagNames)]int64{}
+				for i := range b.lines {
+					l := &b.lines[i]
+					if l.Flags&FlagTooLong == 0 {
+						l.Flags |= Classify(l.Bytes)
+					}
+					for f := l.Flags; f != 0; f &= f - 1 {
+						b.flags[bits.TrailingZeros16(uint16(f))]++
+					}
+					if bad, ok := judge(l, rd.max); ok {
+						b.nbad++
+						if len(b.bad) < opts.MaxBad {
+							b.bad = append(b.bad, bad)
+						}
+					}
+				}
+				done <- b
+			}
+		})
+	}
+	merged := make(chan struct{})
+	go func() { // the merger: gives each finished batch back to the free list
+		defer close(merged)
+		for b := range done {
+			s.BadLines += b.nbad
+			for i, n := range b.flags {
+				s.flags[i] += n
+			}
+			s.Bad = append(s.Bad, b.bad...)
+			if len(s.Bad) > opts.MaxBad {
+				slices.SortFunc(s.Bad, func(x, y BadLine) int { return int(x.Line - y.Line) })
+				s.Bad = s.Bad[:opts.MaxBad]
+			}
+			if cap(b.data) > 4*batchBytes {
+				b.data = nil // a batch that held a huge line does not keep its memory
+			}
+			free <- b
+		}
+	}()
+
+	var readErr error
+	seq := 0
+	cur := <-free
+	send := func() {
+		cur.seq = seq
+		seq++
+		todo <- cur
+		cur = <-free
+		cur.data, cur.lines = cur.data[:0], cur.lines[:0]
+	}
+	cur.data, cur.lines = cur.data[:0], cur.lines[:0]
+	var lines int64
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		lines++
+		if len(cur.data)+len(l.Bytes) > cap(cur.data) && len(cur.lines) > 0 {
+			send() // keep Bytes of earlier lines valid: never grow data under them
+		}
+		start := len(cur.data)
+		cur.data = append(cur.data, l.Bytes...)
+		l.Bytes = cur.data[start:len(cur.data):len(cur.data)]
+		if cap(cur.data) < batchBytes {
+			cur.data = slices.Grow(cur.data, batchBytes-len(cur.data))
+			l.Bytes = cur.data[start:len(cur.data):len(cur.data)]
+		}
+		cur.lines = append(cur.lines, l)
+		if len(cur.data) >= batchBytes || len(cur.lines) >= batchLines {
+			send()
+		}
+		if lines%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				readErr = err
+				break
+			}
+		}
+	}
+	if len(cur.lines) > 0 {
+		send()
+	}
+	close(todo)
+	wg.Wait()
+	close(done)
+	<-merged
+	s.Lines = lines
+	slices.SortFunc(s.Bad, func(x, y BadLine) int { return int(x.Line - y.Line) })
+	return readErr
+}
