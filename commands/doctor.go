@@ -1,14 +1,111 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/clawdoctor/clawdoctor/doctor"
+	"github.com/clawdoctor/clawdoctor/report"
+)
 
 func doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "doctor",
 		Usage:     "check everything and apply safe migrations with --fix",
-		ArgsUsage: "[PATH...]",
-		Description: `EXAMPLE
-  clawdoctor doctor --state-dir fixtures/demo` + exitStatusHelp,
-		Action: notYet("doctor"),
+		ArgsUsage: " ",
+		Description: `doctor is what an operator runs first. It runs every check over the whole state dir
+(audit rules, repair and cleanup plans as dry runs, and the migrations below), summarises them
+per agent and says what to run next. Without --fix it writes nothing.
+
+--fix applies the safe fixes: legacy config keys (comments and layout kept), stale lock files,
+legacy session rows (missing sessionStartedAt, stale or Windows/relative sessionFile paths),
+stale or shared CLI session bindings. Fixes that move or archive history — orphan transcripts,
+old leftovers, oversized store blobs — also need --yes (or a "y" on a terminal). Every changed or
+removed file is kept under <state-dir>/clawdoctor-backups/<time>/. SQLite-era agents
+(agent/openclaw-agent.sqlite) are never written; their JSONL files are cross-checked against the
+database instead. Live locks are reported with their holder and never touched.
+
+EXAMPLES
+  $ clawdoctor doctor --state-dir fixtures/demo
+  $ clawdoctor doctor --fix
+  $ clawdoctor doctor --fix --yes --json` + exitStatusHelp,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "fix", Usage: "apply the safe fixes (backups are kept)"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "also apply fixes that archive or move history"},
+			&cli.BoolFlag{Name: "force", Usage: "write even while a live lock says a gateway is running"},
+			&cli.BoolFlag{Name: "rebuild-store", Usage: "re-attach orphan transcripts to sessions.json instead of archiving them"},
+			&cli.StringFlag{Name: "config", Usage: "OpenClaw config file (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
+			&cli.StringFlag{Name: "backup-dir", Usage: "where backups go (default <state-dir>/clawdoctor-backups/<time>)", TakesFile: true},
+			&cli.DurationFlag{Name: "leftover-age", Usage: "leftovers younger than this are kept (default 168h)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return &usageError{msg: "doctor takes no file arguments", hint: "clawdoctor doctor --state-dir DIR"}
+			}
+			g, err := globals(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("yes") && !c.Bool("fix") {
+				return &usageError{msg: "--yes only makes sense with --fix", hint: "clawdoctor doctor --fix --yes"}
+			}
+			opts := doctor.Options{
+				StateDir:     g.StateDir,
+				ConfigPath:   c.String("config"),
+				Fix:          c.Bool("fix"),
+				Yes:          c.Bool("yes"),
+				Force:        c.Bool("force"),
+				RebuildStore: c.Bool("rebuild-store"),
+				Now:          g.Now,
+				BackupDir:    c.String("backup-dir"),
+				LeftoverAge:  c.Duration("leftover-age"),
+				Getenv:       os.Getenv,
+			}
+			if g.Agent != "" {
+				opts.Agents = []string{g.Agent}
+			}
+			if opts.Fix && !opts.Yes && !g.JSON {
+				opts.Confirm = ttyConfirm(c)
+			}
+			res, err := doctor.Run(c.Context, opts)
+			if err != nil {
+				return err
+			}
+			format := report.Text
+			if g.JSON {
+				format = report.JSON
+			}
+			if err := report.Doctor(c.App.Writer, res, format); err != nil {
+				return err
+			}
+			open, _, bad := res.Counts()
+			switch {
+			case bad > 0:
+				return status(exitPartial)
+			case open > 0:
+				return status(exitFindings)
+			}
+			return nil
+		},
+	}
+}
+
+// ttyConfirm asks on the terminal; with no terminal on stdin it answers no.
+func ttyConfirm(c *cli.Context) func(string) bool {
+	in, ok := c.App.Reader.(*os.File)
+	if !ok || !term.IsTerminal(int(in.Fd())) {
+		return nil
+	}
+	r := bufio.NewReader(in)
+	return func(q string) bool {
+		fmt.Fprintf(c.App.ErrWriter, "clawdoctor: %s [y/N] ", q)
+		line, _ := r.ReadString('\n')
+		line = strings.ToLower(strings.TrimSpace(line))
+		return line == "y" || line == "yes"
 	}
 }

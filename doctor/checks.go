@@ -1,0 +1,555 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/session"
+	"github.com/clawdoctor/clawdoctor/store"
+)
+
+// checks run in this order; each returns the problems it found with their planned fixes.
+var checks = []func(context.Context, *state) ([]Problem, error){
+	checkConfig,
+	checkSQLite,
+	checkStore,
+	checkLocks,
+	checkLeftovers,
+	checkRows,
+	checkCLIBindings,
+	checkOversized,
+	checkMissing,
+	checkOrphans,
+}
+
+// guard fills p.refused when the agent's files must not be written.
+func guard(st *state, a *agentState, p *Problem) {
+	if why := a.readOnly(st.opts.Force); why != "" && p.apply != nil {
+		p.refused = why
+	}
+}
+
+func checkStore(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		if a.storeErr != nil {
+			out = append(out, Problem{Check: "store.corrupt", Severity: "error", Agent: a.id, Path: a.storePath,
+				Message:  fmt.Sprintf("sessions.json does not parse (%v): OpenClaw reads it as empty and forgets every session on its next write", a.storeErr),
+				Gate:     GateNone,
+				Evidence: map[string]any{"run": "clawdoctor repair --rebuild-store " + quote(a.dir)}})
+		}
+	}
+	return out, nil
+}
+
+// checkLocks inspects every transcript and store lock with OpenClaw's staleness rules.
+func checkLocks(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		for _, f := range a.files {
+			if !f.kind.Kind.IsLock() {
+				continue
+			}
+			ls, err := store.InspectLockFile(f.path, lockOptions(st, f))
+			if err != nil {
+				return nil, err
+			}
+			if !ls.Stale {
+				a.liveLocks = append(a.liveLocks, f.path)
+				out = append(out, Problem{Check: "lock.live", Severity: "warning", Agent: a.id, Path: f.path,
+					Message: fmt.Sprintf("held by a live process (pid %d%s): a gateway is writing here; clawdoctor will not touch this agent's files without --force", ls.PID, holder(ls)),
+					Gate:    GateNone, Evidence: map[string]any{"pid": ls.PID, "createdAt": ls.CreatedAt}})
+				continue
+			}
+			path := f.path
+			p := Problem{Check: "lock.stale", Severity: "warning", Agent: a.id, Path: f.path, Bytes: f.size,
+				Message:  fmt.Sprintf("stale lock (%s): OpenClaw waits on it and may time out every model in the fallback chain", strings.Join(ls.Reasons, ", ")),
+				Fix:      "move the lock file to the backup dir",
+				Gate:     GateFix,
+				Evidence: map[string]any{"pid": ls.PID, "reasons": ls.Reasons},
+				apply:    func(b *Backups) (string, error) { return b.Move(path) }}
+			if a.sqlite != "" {
+				p.refused = a.readOnly(false)
+			}
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func holder(ls store.Lock) string {
+	if ls.Note != "" {
+		return ", " + ls.Note
+	}
+	return ""
+}
+
+// leftoverKinds are files that OpenClaw or clawdoctor left behind after a crash or an old
+// rotation; none is read by the gateway.
+var leftoverKinds = map[store.Kind]string{
+	store.KindStoreBackup:      "legacy sessions.json rotation backup",
+	store.KindStoreTemp:        "sessions.json write temp",
+	store.KindRepairTemp:       "repair temp",
+	store.KindRepairBackup:     "repair backup",
+	store.KindSkillsPromptTemp: "skills prompt temp",
+}
+
+func checkLeftovers(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		if a.sqlite != "" {
+			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
+		}
+		for _, f := range a.files {
+			what, ok := leftoverKinds[f.kind.Kind]
+			if !ok {
+				continue
+			}
+			age := st.opts.Now.Sub(f.mtime)
+			if age < st.opts.LeftoverAge {
+				continue // young: a writer may still own it, or the user may still want it
+			}
+			path := f.path
+			p := Problem{Check: "store.leftover", Severity: "info", Agent: a.id, Path: f.path, Bytes: f.size,
+				Message: fmt.Sprintf("%s, %s old, %s", what, humanAge(age), humanBytes(f.size)),
+				Fix:     "move it to the backup dir (delete that dir to free the space)",
+				Gate:    GateYes,
+				apply:   func(b *Backups) (string, error) { return b.Move(path) }}
+			guard(st, a, &p)
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+var reWindowsPath = func(s string) bool {
+	return len(s) >= 3 && s[1] == ':' && (s[2] == '\\' || s[2] == '/') || strings.HasPrefix(s, `\\`)
+}
+
+// checkRows finds legacy session rows and plans one atomic store write per agent.
+func checkRows(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		if a.sqlite != "" {
+			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
+		}
+		if a.store == nil {
+			continue
+		}
+		r := store.NewResolver(a.dir, a.id, st.opts.StateDir)
+		for _, e := range a.store.Entries() {
+			if e.Obj == nil {
+				continue
+			}
+			key := e.Key
+			t := r.Transcript(e)
+			sf := e.SessionFile()
+			// sessionFile in another OS's or a relative form.
+			if sf != "" && (reWindowsPath(sf) || !filepath.IsAbs(sf)) && t.Path != "" && !t.Outside && exists(t.Path) {
+				norm := t.Path
+				out = append(out, rowProblem(st, a, key, "store.legacy-session-file",
+					fmt.Sprintf("sessionFile %q is a %s path; OpenClaw on this host resolves it only by fallback", sf, pathStyle(sf)),
+					"set sessionFile to "+norm, func(e *store.Entry) error { return e.Obj.SetValue("sessionFile", norm) }))
+			}
+			// A generated sessionFile naming another session's transcript while the right one exists.
+			if t.Stale {
+				right := filepath.Join(r.SessionsDir, e.SessionID()+".jsonl")
+				if exists(right) {
+					out = append(out, rowProblem(st, a, key, "store.stale-session-file",
+						fmt.Sprintf("sessionFile %q names another session's transcript while %s exists", sf, filepath.Base(right)),
+						"set sessionFile to "+right, func(e *store.Entry) error { return e.Obj.SetValue("sessionFile", right) }))
+				}
+			}
+			// sessionStartedAt missing: later OpenClaw builds use it for the daily reset.
+			if _, ok := e.SessionStartedAt(); !ok && t.Path != "" && !t.Outside {
+				if ms, ok := headerMillis(t.Path); ok {
+					out = append(out, rowProblem(st, a, key, "store.missing-started-at",
+						"sessionStartedAt is missing; daily resets fall back to older clocks",
+						fmt.Sprintf("set sessionStartedAt to %d (the transcript header's timestamp)", ms),
+						func(e *store.Entry) error { return e.Obj.SetValue("sessionStartedAt", ms) }))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// rowProblem is a fix that edits one store entry in memory; the store is written once per
+// agent, after every fix ran (see flushStores).
+func rowProblem(st *state, a *agentState, key, check, msg, fix string, edit func(*store.Entry) error) Problem {
+	p := Problem{Check: check, Severity: "warning", Agent: a.id, Path: a.storePath, Message: key + ": " + msg, Fix: fix, Gate: GateFix,
+		Evidence: map[string]any{"key": key}}
+	p.apply = storeEdit(a, key, edit)
+	p.edits = a
+	guard(st, a, &p)
+	return p
+}
+
+func storeEdit(a *agentState, key string, edit func(*store.Entry) error) func(*Backups) (string, error) {
+	return func(*Backups) (string, error) {
+		e, ok := a.store.Get(key)
+		if !ok || e.Obj == nil {
+			return "", fmt.Errorf("entry %q vanished", key)
+		}
+		if err := edit(&e); err != nil {
+			return "", err
+		}
+		if err := a.store.Set(key, e); err != nil {
+			return "", err
+		}
+		a.dirty = true
+		return "", nil
+	}
+}
+
+func pathStyle(s string) string {
+	if reWindowsPath(s) {
+		return "Windows"
+	}
+	return "relative"
+}
+
+// headerMillis reads the header timestamp of a transcript as epoch ms.
+func headerMillis(path string) (int64, bool) {
+	f, err := jsonl.Open(path, nil)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	l, err := jsonl.NewReader(f, jsonl.Options{MaxLine: 1 << 20}).Next()
+	if err != nil || l.Bytes == nil {
+		return 0, false
+	}
+	h, ok, err := session.DecodeHeader(l.Bytes)
+	if err != nil || !ok {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, h.Timestamp)
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
+// checkCLIBindings finds CLI session ids that disagree inside one entry, or that two keys share.
+func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	type owner struct {
+		agent   *agentState
+		key     string
+		updated int64
+	}
+	shared := map[string][]owner{} // provider + id → owners
+	for _, a := range st.agents {
+		if a.sqlite != "" {
+			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
+		}
+		if a.store == nil {
+			continue
+		}
+		for _, e := range a.store.Entries() {
+			byProv := map[string]map[string][]string{} // provider → id → sources
+			for _, cs := range e.CLISessions() {
+				if cs.SessionID == "" {
+					continue
+				}
+				if byProv[cs.Provider] == nil {
+					byProv[cs.Provider] = map[string][]string{}
+				}
+				byProv[cs.Provider][cs.SessionID] = append(byProv[cs.Provider][cs.SessionID], cs.Source)
+			}
+			upd, _ := e.UpdatedAt()
+			for _, prov := range sortedKeys(byProv) {
+				ids := byProv[prov]
+				if len(ids) > 1 {
+					prov, key := prov, e.Key
+					out = append(out, rowProblem(st, a, key, "cli.binding-mismatch",
+						fmt.Sprintf("%s CLI session ids disagree (%s): the next run may resume one id and collide with the other (\"Session ID … is already in use\")", prov, describeIDs(ids)),
+						"clear the "+prov+" binding so the next run starts the CLI session fresh",
+						func(e *store.Entry) error { return clearCLI(e, prov) }))
+					continue
+				}
+				for id := range ids {
+					shared[prov+"\x00"+id] = append(shared[prov+"\x00"+id], owner{a, e.Key, upd})
+				}
+			}
+		}
+	}
+	for _, k := range sortedKeys(shared) {
+		owners := shared[k]
+		if len(owners) < 2 {
+			continue
+		}
+		prov, id, _ := strings.Cut(k, "\x00")
+		sort.SliceStable(owners, func(i, j int) bool { return owners[i].updated > owners[j].updated })
+		var keys []string
+		for _, o := range owners {
+			keys = append(keys, o.key)
+		}
+		for _, o := range owners[1:] { // the most recently updated key keeps the session
+			out = append(out, rowProblem(st, o.agent, o.key, "cli.shared-session-id",
+				fmt.Sprintf("%s CLI session %s is also bound to %s (most recent): two keys resuming one CLI session collide", prov, id, owners[0].key),
+				"clear this key's "+prov+" binding (the most recently used key keeps it)",
+				func(e *store.Entry) error { return clearCLI(e, prov) }))
+		}
+		_ = keys
+	}
+	return out, nil
+}
+
+func describeIDs(ids map[string][]string) string {
+	var parts []string
+	for _, id := range sortedKeys(ids) {
+		parts = append(parts, strings.Join(ids[id], "+")+"="+id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// clearCLI does what OpenClaw's clearCliSession does for one provider: drop the binding, its
+// cliSessionIds mirror and, for claude-cli, the legacy claudeCliSessionId.
+func clearCLI(e *store.Entry, provider string) error {
+	for _, field := range []string{"cliSessionBindings", "cliSessionIds"} {
+		sub, ok, err := e.Obj.GetObject(field)
+		if err != nil || !ok {
+			continue
+		}
+		if sub.Delete(provider) {
+			b, err := sub.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if err := e.Obj.Set(field, b); err != nil {
+				return err
+			}
+		}
+	}
+	if provider == "claude-cli" {
+		e.Obj.Delete("claudeCliSessionId")
+	}
+	return nil
+}
+
+// oversizedField is the size above which a regenerated blob field is worth stripping.
+const oversizedField = 256 << 10
+
+var blobFields = []string{"skillsSnapshot", "systemPromptReport"}
+
+func checkOversized(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		if a.sqlite != "" {
+			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
+		}
+		if a.store == nil {
+			continue
+		}
+		for _, e := range a.store.Entries() {
+			var big []string
+			var total int
+			for _, f := range blobFields {
+				if n := e.FieldSize(f); n >= oversizedField {
+					big = append(big, fmt.Sprintf("%s %s", f, humanBytes(int64(n))))
+					total += n
+				}
+			}
+			if len(big) == 0 {
+				continue
+			}
+			fields := append([]string(nil), blobFields...)
+			p := rowProblem(st, a, e.Key, "store.oversized-entry",
+				"oversized blobs ("+strings.Join(big, ", ")+"): every store write re-serializes them and large stores wedge the gateway",
+				"strip "+strings.Join(blobFields, " and ")+" (OpenClaw regenerates them on the next run)",
+				func(e *store.Entry) error {
+					for _, f := range fields {
+						e.Obj.Delete(f)
+					}
+					return nil
+				})
+			p.Gate = GateYes
+			p.Bytes = int64(total)
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// checkMissing reports entries whose transcript is gone (cleanup --fix-missing is the fix).
+func checkMissing(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		if a.sqlite != "" {
+			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
+		}
+		if a.store == nil {
+			continue
+		}
+		r := store.NewResolver(a.dir, a.id, st.opts.StateDir)
+		var missing []string
+		for _, e := range a.store.Entries() {
+			found := false
+			for _, c := range r.Candidates(e) {
+				if exists(c) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				missing = append(missing, e.Key)
+			}
+		}
+		if len(missing) > 0 {
+			out = append(out, Problem{Check: "store.missing-transcript", Severity: "warning", Agent: a.id, Path: a.storePath,
+				Message:  fmt.Sprintf("%d of %d entries have no transcript on disk (%s): their history will appear to reset", len(missing), a.store.Len(), strings.Join(firstN(missing, 3), ", ")),
+				Gate:     GateNone,
+				Evidence: map[string]any{"keys": missing, "run": "clawdoctor cleanup --dry-run --fix-missing --state-dir " + quote(st.opts.StateDir) + " --agent " + a.id}})
+		}
+	}
+	return out, nil
+}
+
+// checkOrphans finds primary transcripts no entry references; --fix --yes archives them as
+// .deleted.<ts> (OpenClaw's doctor does the same, but only interactively), or --rebuild-store
+// re-attaches them as entries.
+func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	for _, a := range st.agents {
+		if a.sqlite != "" {
+			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
+		}
+		if a.storeErr != nil {
+			continue // a corrupt store references nothing we can see: repair it first
+		}
+		var entries []store.Entry
+		if a.store != nil {
+			entries = a.store.Entries()
+		}
+		r := store.NewResolver(a.dir, a.id, st.opts.StateDir)
+		refs := r.References(entries)
+		for _, e := range entries { // an entry's own <sessionId>.jsonl is never an orphan
+			for _, c := range r.Candidates(e) {
+				refs[filepath.Base(c)] = append(refs[filepath.Base(c)], e.Key)
+			}
+		}
+		stamp := store.ArchiveTime(st.opts.Now)
+		for _, f := range a.files {
+			if !f.kind.Kind.IsPrimary() || f.symlink {
+				continue
+			}
+			if _, ok := refs[f.name]; ok {
+				continue
+			}
+			if locked(a, f.path) {
+				continue
+			}
+			path := f.path
+			p := Problem{Check: "store.orphan-transcript", Severity: "warning", Agent: a.id, Path: f.path, Bytes: f.size,
+				Message: fmt.Sprintf("no sessions.json entry references this transcript (%s, last written %s ago)", humanBytes(f.size), humanAge(st.opts.Now.Sub(f.mtime))),
+				Fix:     "rename to " + f.name + ".deleted." + stamp,
+				Gate:    GateYes}
+			if st.opts.RebuildStore && a.store != nil {
+				sid := f.kind.SessionID
+				key := "agent:" + a.id + ":recovered:" + sid
+				p.Fix = "re-attach as store entry " + key
+				p.Gate = GateFix
+				mtime := f.mtime
+				p.apply = func(*Backups) (string, error) { return "", attach(a, key, sid, path, mtime) }
+				p.edits = a
+			} else {
+				p.apply = func(*Backups) (string, error) {
+					dst := path + ".deleted." + stamp
+					if _, err := safefile.Confine(a.dir, dst); err != nil {
+						return "", err
+					}
+					return dst, safefile.Rename(path, dst)
+				}
+			}
+			guard(st, a, &p)
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func locked(a *agentState, path string) bool {
+	for _, l := range a.liveLocks {
+		if l == path+".lock" {
+			return true
+		}
+	}
+	return false
+}
+
+// attach adds a store entry for an orphan transcript: session id, file and updatedAt from
+// the file's last write.
+func attach(a *agentState, key, sid, path string, mtime time.Time) error {
+	if _, ok := a.store.Get(key); ok {
+		return fmt.Errorf("entry %q already exists", key)
+	}
+	raw, err := json.Marshal(map[string]any{"sessionId": sid, "sessionFile": path, "updatedAt": mtime.UnixMilli()})
+	if err != nil {
+		return err
+	}
+	var e store.Entry
+	e.Raw = raw
+	if err := a.store.Set(key, e); err != nil {
+		return err
+	}
+	a.dirty = true
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string(nil), s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func humanAge(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%ds", int(d.Seconds()))
+}
+
+// lockOptions applies the configured and environment staleness threshold (store.md §6.1).
+func lockOptions(st *state, f fileInfo) store.LockOptions {
+	opts := store.LockOptions{Now: st.opts.Now, Store: f.kind.Kind == store.KindStoreLock}
+	if !opts.Store {
+		opts.StaleAfter = store.LockStaleAfter(st.opts.Getenv, st.staleMs)
+	}
+	return opts
+}
