@@ -1,14 +1,83 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/repair"
+	"github.com/clawdoctor/clawdoctor/report"
+)
 
 func repairCommand() *cli.Command {
+	var opts repair.Options
 	return &cli.Command{
 		Name:      "repair",
 		Usage:     "repair torn or malformed transcript lines and corrupt session stores, with backups",
 		ArgsUsage: "[PATH...]",
-		Description: `EXAMPLE
-  clawdoctor repair --dry-run ~/.openclaw/agents/main/sessions` + exitStatusHelp,
-		Action: notYet("repair"),
+		Description: `Repairs transcripts as OpenClaw's repairSessionFileIfNeeded does (unparseable lines and
+role-less messages dropped, empty assistant error turns and blank user turns rewritten with
+OpenClaw's texts, missing results of OpenAI code-mode tool calls inserted), and salvages what
+OpenClaw would drop: a BOM before the header, NUL runs, glued objects, a complete entry after a
+torn one. Lines nobody changes are written back byte for byte. A sessions.json that does not
+parse is salvaged entry by entry.
+
+PATH is a transcript, a sessions dir or a state dir; without PATH the state dir's default agent
+(--agent, --all-agents) is repaired. Every change is preceded by a backup <file>.bak-<pid>-<ms>
+(or in --backup-dir) and written atomically (temp file, fsync, rename, fsync dir). Files whose
+.lock belongs to a live process and SQLite-era agents are skipped.
+
+EXAMPLE
+  clawdoctor repair --dry-run ~/.openclaw/agents/main/sessions
+  clawdoctor repair --relink --synthesize-header ~/.openclaw/agents/main/sessions/abc.jsonl` + `
+
+EXIT STATUS
+  0  nothing to repair
+  1  repaired (with --dry-run: would repair)
+  2  usage error
+  3  some files were skipped (locked, SQLite era, no valid header); the rest was done
+  4  I/O error
+  130 interrupted`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Destination: &opts.DryRun, Usage: "print the plan, write nothing"},
+			&cli.StringFlag{Name: "backup-dir", Destination: &opts.BackupDir, TakesFile: true, Usage: "put backups here instead of beside each file"},
+			&cli.BoolFlag{Name: "force", Destination: &opts.Force, Usage: "repair files even when a live process holds their .lock"},
+			&cli.BoolFlag{Name: "synthesize-header", Destination: &opts.SynthesizeHeader, Usage: "give a file whose first line is an entry a session header (id from the file name, timestamp of the first entry, version 3, empty cwd)"},
+			&cli.BoolFlag{Name: "relink", Destination: &opts.Relink, Usage: "re-parent entries whose parentId names no entry of the file onto the previous entry (null for the first)"},
+			&cli.BoolFlag{Name: "rebuild-store", Destination: &opts.RebuildStore, Usage: "add sessions.json entries for transcripts no entry references"},
+		},
+		Action: func(c *cli.Context) error {
+			g, err := globals(c)
+			if err != nil {
+				return err
+			}
+			opts.Now = g.Now
+			if d, err := time.ParseDuration(os.Getenv("CLAWDOCTOR_TEST_PHASE_DELAY")); err == nil {
+				opts.Phase = func(string) { time.Sleep(d) } // the SIGKILL crash test stops us between steps
+			}
+			t := repair.Target{Paths: c.Args().Slice(), StateDir: g.StateDir, Agent: g.Agent, AllAgents: g.AllAgents}
+			res, err := repair.Run(c.Context, t, opts, newCounter(c, "repair"))
+			if err != nil {
+				return err
+			}
+			format := report.Text
+			if g.JSON {
+				format = report.JSON
+			}
+			if err := report.Repair(c.App.Writer, res, format); err != nil {
+				return err
+			}
+			s := res.Summary
+			switch {
+			case s.Failed > 0:
+				return status(exitIO)
+			case s.Skipped > 0:
+				return status(exitPartial)
+			case s.Repaired > 0:
+				return status(exitFindings)
+			}
+			return nil
+		},
 	}
 }

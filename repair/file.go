@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -136,7 +135,11 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		return skip("not a regular file")
 	}
 	if root != "" {
-		if _, err := safefile.Confine(root, path); err != nil {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := safefile.Confine(root, abs); err != nil {
 			return skip(err.Error())
 		}
 	}
@@ -228,44 +231,6 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		res.BytesAfter = nst.Size()
 	}
 	return res
-}
-
-// sqliteEra names why the agent that owns sessionsDir keeps its transcripts in SQLite, or "".
-func sqliteEra(sessionsDir string) string {
-	agentDir := filepath.Dir(sessionsDir)
-	for _, p := range []string{
-		filepath.Join(agentDir, "agent", "openclaw-agent.sqlite"),
-		filepath.Join(sessionsDir, "session-sqlite-import-archive"),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return "agent is SQLite-backed (" + p + "): its JSONL files are legacy input, not repaired"
-		}
-	}
-	return ""
-}
-
-// IsTranscriptName reports whether a file name in a sessions dir is a transcript repair
-// handles: live and topic transcripts, checkpoints, and .reset./.deleted. archives (plain or
-// compressed). Trajectories, backups (.bak-, .bak.), locks, temps and hidden files are not.
-func IsTranscriptName(name string) bool {
-	if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".lock") || strings.HasSuffix(name, ".tmp") {
-		return false
-	}
-	if strings.Contains(name, ".bak-") || strings.Contains(name, ".bak.") || strings.Contains(name, ".repair-") {
-		return false
-	}
-	if strings.HasSuffix(name, ".trajectory.jsonl") {
-		return false
-	}
-	if strings.HasSuffix(name, ".jsonl") {
-		return true
-	}
-	i := strings.Index(name, ".jsonl.")
-	if i < 0 {
-		return false
-	}
-	rest := name[i+len(".jsonl."):]
-	return strings.HasPrefix(rest, "reset.") || strings.HasPrefix(rest, "deleted.")
 }
 
 // Target is what one command-line run works on.

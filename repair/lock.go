@@ -1,87 +1,58 @@
 package repair
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
-// lockStaleAfter is OpenClaw's default session.writeLock.staleMs (store.md §6.1).
-const lockStaleAfter = 30 * time.Minute
-
-// liveLock reports whether path has a "<path>.lock" held by a live process, with a reason.
-// The rules follow store.md §6.3: a lock is stale when its pid is missing or dead, its
-// recorded start time differs from the process's (a reused pid), its createdAt is missing or
-// older than 30 minutes. A lock without a readable payload that is younger than 5 s is treated
-// as live (its owner may be between create and write).
+// liveLock reports whether path has a "<path>.lock" held by a live process (store.md §6.3,
+// via store.InspectLockFile), with a reason for the report.
 func liveLock(path string, now time.Time) (bool, string) {
 	lp := path + ".lock"
-	st, err := os.Stat(lp)
-	if err != nil {
+	if _, err := os.Lstat(lp); err != nil {
 		return false, ""
 	}
-	data, err := os.ReadFile(lp)
+	l, err := store.InspectLockFile(lp, store.LockOptions{Now: now})
 	if err != nil {
 		return true, fmt.Sprintf("lock %s unreadable: %v", lp, err)
 	}
-	var payload struct {
-		PID       json.Number `json:"pid"`
-		CreatedAt string      `json:"createdAt"`
-		StartTime json.Number `json:"starttime"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&payload); err != nil || payload.PID == "" {
-		if now.Sub(st.ModTime()) < 5*time.Second {
-			return true, "lock file without payload, just created"
-		}
+	if l.Stale {
 		return false, ""
 	}
-	pid, err := strconv.Atoi(payload.PID.String())
-	if err != nil || pid <= 0 {
-		return false, ""
+	if l.PID > 0 {
+		return true, fmt.Sprintf("locked by live process %d (%s)", l.PID, lp)
 	}
-	if !pidAlive(pid) {
-		return false, ""
+	why := "held by a fresh lock without payload"
+	if l.Note != "" {
+		why = l.Note
 	}
-	if payload.StartTime != "" {
-		if st, ok := procStartTime(pid); ok && st != payload.StartTime.String() {
-			return false, ""
-		}
-	}
-	created, err := time.Parse(time.RFC3339Nano, payload.CreatedAt)
-	if err != nil || now.Sub(created) > lockStaleAfter {
-		return false, ""
-	}
-	return true, fmt.Sprintf("locked by live process %d since %s", pid, payload.CreatedAt)
+	return true, fmt.Sprintf("%s (%s)", why, lp)
 }
 
-func pidAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+// sqliteEra names why the agent that owns sessionsDir keeps its transcripts in SQLite, or "".
+func sqliteEra(sessionsDir string) string {
+	if err := store.CheckJSONEra(sessionsDir); err != nil {
+		return "refused: " + err.Error()
+	}
+	return ""
 }
 
-// procStartTime reads field 22 of /proc/<pid>/stat (Linux only).
-func procStartTime(pid int) (string, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", false
+// IsTranscriptName reports whether a file name in a sessions dir is a transcript repair
+// handles: live and topic transcripts, checkpoints, and .reset./.deleted. archives
+// (plain or compressed), as store.Classify names them. Backups (.bak-, .bak.), trajectories, locks,
+// temps and foreign files are not.
+func IsTranscriptName(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return "", false
+	switch store.Classify(name).Kind {
+	case store.KindTranscript, store.KindTopic, store.KindCheckpoint,
+		store.KindResetArchive, store.KindDeletedArchive:
+		return true
 	}
-	f := strings.Fields(s[i+1:])
-	// fields after ")" start at field 3 (state); starttime is field 22.
-	if len(f) < 20 {
-		return "", false
-	}
-	return f[19], true
+	return false
 }
