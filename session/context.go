@@ -153,10 +153,7 @@ func BuildContextFrom(entries []*Entry, leafID *string) Context {
 
 func (ctx *Context) add(role string, e *Entry, js []byte) {
 	m := &Message{}
-	if json.Unmarshal(js, m) != nil {
-		m = &Message{}
-		_ = decodeLenient(js, m)
-	}
+	_ = decodeLenient(js, m)
 	ctx.Messages = append(ctx.Messages, ContextMessage{Role: role, Entry: e, Message: m, JSON: js})
 }
 
@@ -317,10 +314,7 @@ func ConvertToLLM(msgs []ContextMessage) []ContextMessage {
 			continue
 		}
 		msg := &Message{}
-		if json.Unmarshal(conv, msg) != nil {
-			msg = &Message{}
-			_ = decodeLenient(conv, msg)
-		}
+		_ = decodeLenient(conv, msg)
 		out = append(out, ContextMessage{Role: RoleUser, Entry: m.Entry, Message: msg, JSON: conv})
 	}
 	return out

@@ -23,14 +23,11 @@ func DecodeHeader(orig []byte) (h Header, ok bool, err error) {
 		}
 		return Header{}, false, ErrNotObject
 	}
-	if err := json.Unmarshal(line, &h); err != nil {
-		if !json.Valid(line) {
-			return Header{}, false, syntaxError(line)
-		}
-		h = Header{}
-		if err := decodeLenient(line, &h); err != nil {
-			return Header{}, false, err
-		}
+	if !json.Valid(line) {
+		return Header{}, false, syntaxError(line)
+	}
+	if err := decodeLenient(line, &h); err != nil {
+		return Header{}, false, err
 	}
 	h.Raw = append([]byte(nil), orig...)
 	return h, h.Type == TypeSession, nil
@@ -65,15 +62,12 @@ func DecodeEntry(orig []byte) (*Entry, error) {
 		}
 		return nil, ErrNotObject
 	}
+	if !json.Valid(line) {
+		return nil, syntaxError(line)
+	}
 	var e Entry
-	if err := json.Unmarshal(line, &e); err != nil {
-		if !json.Valid(line) {
-			return nil, syntaxError(line)
-		}
-		e = Entry{}
-		if err := decodeLenient(line, &e); err != nil {
-			return nil, err
-		}
+	if err := decodeLenient(line, &e); err != nil {
+		return nil, err
 	}
 	e.Raw = append([]byte(nil), orig...)
 	return &e, nil
@@ -126,8 +120,8 @@ func fieldsOf(t reflect.Type) map[string][]int {
 
 // decodeLenient decodes the JSON object obj into the struct dst points to, one member at a
 // time: a member whose value does not fit its field leaves the field at its zero value. A
-// *Message field is decoded leniently too. Like encoding/json, the last duplicate key wins
-// and key matching is exact first, then case-insensitive.
+// *Message field is decoded leniently too. As in JavaScript (and unlike encoding/json), keys
+// match exactly: {"type":"message","Type":"x"} is a message. The last duplicate key wins.
 func decodeLenient(obj []byte, dst any) error {
 	v := reflect.ValueOf(dst).Elem()
 	fields := fieldsOf(v.Type())
@@ -138,24 +132,13 @@ func decodeLenient(obj []byte, dst any) error {
 		}
 		idx, ok := fields[key]
 		if !ok {
-			for name, i := range fields {
-				if strings.EqualFold(name, key) {
-					idx, ok = i, true
-					break
-				}
-			}
-		}
-		if !ok {
 			return true
 		}
 		f := v.FieldByIndex(idx)
 		val := obj[m.val.start:m.val.end]
 		if f.Type() == reflect.TypeOf((*Message)(nil)) && len(val) > 0 && val[0] == '{' {
 			var msg Message
-			if json.Unmarshal(val, &msg) != nil {
-				msg = Message{}
-				_ = decodeLenient(val, &msg)
-			}
+			_ = decodeLenient(val, &msg)
 			f.Set(reflect.ValueOf(&msg))
 			return true
 		}

@@ -7,6 +7,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // Entry types of the pi v3 session format (spec transcript.md §2.4).
@@ -271,16 +272,13 @@ type Block struct {
 // error (Content keeps it as a Block with only Raw).
 func (b *Block) UnmarshalJSON(data []byte) error {
 	data = trimWS(data)
+	if len(data) == 0 || data[0] != '{' {
+		return fmt.Errorf("content block: %w", ErrNotObject)
+	}
 	type plain Block
 	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		if len(data) == 0 || data[0] != '{' {
-			return err
-		}
-		p = plain{}
-		if err := decodeLenient(data, &p); err != nil {
-			return err
-		}
+	if err := decodeLenient(data, &p); err != nil {
+		return err
 	}
 	*b = Block(p)
 	b.Raw = append(json.RawMessage(nil), data...)
