@@ -89,6 +89,9 @@ func isFlagError(err error) bool {
 // first argument, so "clawdoctor repair f.jsonl --dry-run" would really repair. A file whose
 // name starts with "-" must be written "./-name".
 func rejectLateFlags(c *cli.Context) error {
+	if c.Command != nil && len(c.Command.Subcommands) > 0 && c.Args().Present() && c.Command.Command(c.Args().First()) != nil {
+		return nil // "fixtures generate --out D": the subcommand's own guard checks its arguments
+	}
 	for _, a := range c.Args().Slice() {
 		if strings.HasPrefix(a, "-") && a != "-" {
 			return &usageError{
