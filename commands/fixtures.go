@@ -168,4 +168,3 @@ func fixturesListCommand() *cli.Command {
 		},
 	}
 }
-
