@@ -78,28 +78,30 @@ const (
 )
 
 // node is what the audit keeps per entry: ids and a few facts, never the entry itself, so
-// memory grows with the number of entries and not with their size.
+// memory grows with the number of entries and not with their size. It holds no pointers.
 type node struct {
-	id, parent string
-	line       int64
-	ts         int64 // ms; 0 unknown
-	kind, role uint8
-	flags      uint16
+	id, parent sref
+	extra      sref  // user text preview, assistant error message or mirror text, result id, compaction firstKept, leaf target
+	extra2     sref  // assistant/snapshot model "provider/model"; toolResult tool name or "message#<id>"
+	line, ts   int64 // ts in ms; 0 unknown
+	parentIdx  int32 // resolved after the scan; -1 none or dangling
 	callStart  int32 // into scan.calls
 	callN      int32
-	parentIdx  int32  // resolved after the scan; -1 none or dangling
-	extra      string // user text preview, assistant error/model, result id, compaction firstKept, leaf target
-	extra2     string // assistant/snapshot model "provider/model"; toolResult tool name; messageId
+	kind, role uint8
+	flags      uint16
 }
 
 // call is one tool call of an assistant message.
 type call struct {
-	node     int32
-	id, name string
-	invalid  string // why the call is invalid, "" when fine
-	send     bool   // a message-tool send
-	text     string // preview of the sent message
+	node           int32
+	id, name, text sref // text: preview of the sent message of a message-tool send
+	invalid        uint8
+	send           bool
 }
+
+// why a tool call is invalid (spec transcript.md §4.2)
+var invalidReasons = []string{"", "no input (arguments and input are missing)", "no id", "blank name",
+	"name longer than 64 characters", "name has characters outside A-Z a-z 0-9 _ -"}
 
 // scan is the state of one transcript audit.
 type scan struct {
@@ -110,8 +112,9 @@ type scan struct {
 	perRule map[string]int
 	p       fastjson.Parser
 
-	nodes      []node
-	byID       map[string]int32
+	a          arena
+	nodes      nodes
+	ids        *idMap
 	calls      []call
 	values     int64 // parsed JSON values (header included)
 	entries    int64
@@ -119,10 +122,15 @@ type scan struct {
 	headerLine int64
 	crlf       int64
 	crlfFirst  int64
-	hasLeafRow bool
-	noIDs      int64
 	deliveries map[string]int64 // messageId → delivery time (ms) from gateway logs
 }
+
+func (s *scan) str(r sref) string   { return string(s.a.bytes(r)) }
+func (s *scan) nd(i int32) *node    { return s.nodes.at(i) }
+func (s *scan) idOf(i int32) []byte { return s.a.bytes(s.nodes.at(i).id) }
+
+// lookup returns the node with id.
+func (s *scan) lookup(id []byte) (int32, bool) { return s.ids.get(id, s.idOf) }
 
 // CheckTranscript audits one transcript stream. name is used only in findings. It returns the
 // findings and the number of entries read; err is set only when the stream could not be read.
@@ -131,7 +139,7 @@ func CheckTranscript(ctx context.Context, r io.Reader, name string, opts Options
 }
 
 func newScan(ctx context.Context, name string, opts Options) *scan {
-	return &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, byID: map[string]int32{}}
+	return &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, ids: newIDMap(), a: arena{cur: -1}}
 }
 
 func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
@@ -170,22 +178,82 @@ func (s *scan) suppressed() {
 	}
 }
 
-func (s *scan) read(r io.Reader) error {
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: s.opts.MaxLine})
+// batch is a run of lines copied out of the reader, so reading and parsing overlap.
+type batch struct {
+	buf   []byte
+	lines []jsonl.Line // Bytes point into buf
+	err   error        // set on the last batch: io.EOF or the read error
+}
+
+const batchBytes = 4 << 20
+
+// readBatches reads r in a goroutine and sends batches of lines; free returns used batches.
+func readBatches(r io.Reader, maxLine int, out chan<- *batch, free chan *batch, done <-chan struct{}) {
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine})
+	get := func() *batch {
+		select {
+		case b := <-free:
+			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+			return b
+		default:
+			return &batch{buf: make([]byte, 0, batchBytes)}
+		}
+	}
+	b := get()
+	send := func() bool {
+		select {
+		case out <- b:
+			return true
+		case <-done:
+			return false
+		}
+	}
 	for {
 		l, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", s.name, l.Num, err)
+			b.err = err
+			send()
+			close(out)
+			return
 		}
-		if l.Num%4096 == 0 {
-			if err := s.ctx.Err(); err != nil {
-				return err
+		if len(b.buf)+len(l.Bytes) > cap(b.buf) && len(b.lines) > 0 {
+			if !send() {
+				close(out)
+				return
 			}
+			b = get()
 		}
-		s.line(&l)
+		start := len(b.buf)
+		b.buf = append(b.buf, l.Bytes...)
+		l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
+		b.lines = append(b.lines, l)
+	}
+}
+
+func (s *scan) read(r io.Reader) error {
+	out := make(chan *batch, 2)
+	free := make(chan *batch, 3)
+	done := make(chan struct{})
+	defer close(done)
+	go readBatches(r, s.opts.MaxLine, out, free, done)
+	for b := range out {
+		for i := range b.lines {
+			s.line(&b.lines[i])
+		}
+		if b.err != nil && b.err != io.EOF {
+			var num int64
+			if k := len(b.lines); k > 0 {
+				num = b.lines[k-1].Num + 1
+			}
+			return fmt.Errorf("%s:%d: %w", s.name, num, b.err)
+		}
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		select {
+		case free <- b:
+		default:
+		}
 	}
 	if s.crlf > 0 {
 		s.add("jsonl.crlf", s.crlfFirst, "", fmt.Sprintf(
@@ -280,13 +348,23 @@ func splitConcatenated(b []byte) [][]byte {
 	return parts
 }
 
-var toolCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true,
-	"tool_use": true, "tool_call": true, "function_call": true}
+// isToolCall reports whether a block type is a tool call in any spelling (spec transcript.md §4.1).
+func isToolCall(t []byte) bool {
+	switch string(t) {
+	case "toolCall", "toolUse", "functionCall", "tool_use", "tool_call", "function_call":
+		return true
+	}
+	return false
+}
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-var sendActions = map[string]bool{"send": true, "sendWithEffect": true, "sendAttachment": true,
-	"reply": true, "thread-reply": true, "broadcast": true}
+// sendAction reports whether a message-tool action sends a message to the user.
+func sendAction(a []byte) bool {
+	switch string(a) {
+	case "send", "sendWithEffect", "sendAttachment", "reply", "thread-reply", "broadcast":
+		return true
+	}
+	return false
+}
 
 func str(v *fastjson.Value, keys ...string) string {
 	return string(v.GetStringBytes(keys...))
@@ -312,7 +390,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), map[string]any{"jsonType": v.Type().String()})
 		return
 	}
-	typ := str(v, "type")
+	typ := string(v.GetStringBytes("type")) // a few distinct values: no allocation for short strings
 	if typ == "session" {
 		if first {
 			s.header, s.headerLine = true, line
@@ -463,23 +541,22 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	s.entries++
 	n := node{line: line, parentIdx: -1}
-	n.id = str(v, "id")
-	if n.id == "" {
-		s.noIDs++
-	}
+	idb := v.GetStringBytes("id")
+	n.id = s.a.put(idb)
 	if p := v.Get("parentId"); p != nil && p.Type() == fastjson.TypeString {
 		if ps := p.GetStringBytes(); len(ps) > 0 {
-			n.parent = string(ps)
+			n.parent = s.a.put(ps)
 			n.flags |= fHasParent
 		}
 	}
-	if str(v, "appendMode") == "side" {
+	if string(v.GetStringBytes("appendMode")) == "side" {
 		n.flags |= fSide
 	}
+	id := string(idb)
 	switch typ {
 	case "message":
 		n.kind = kindMessage
-		s.message(v, &n, line)
+		s.message(v, &n, id, line)
 	case "custom_message":
 		n.kind, n.role = kindCustomMessage, roleOther
 	case "branch_summary":
@@ -488,31 +565,30 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 		}
 	case "compaction":
 		n.kind = kindCompaction
-		n.extra = str(v, "firstKeptEntryId")
+		n.extra = s.a.put(v.GetStringBytes("firstKeptEntryId"))
 	case "custom":
-		if str(v, "customType") == "model-snapshot" {
+		if string(v.GetStringBytes("customType")) == "model-snapshot" {
 			n.kind = kindSnapshot
-			n.extra2 = modelName(str(v, "data", "provider"), str(v, "data", "modelId"))
+			n.extra2 = s.a.putString(modelName(str(v, "data", "provider"), str(v, "data", "modelId")))
 			n.ts = msTime(v.Get("data", "timestamp"))
 		}
 	case "leaf":
 		n.kind = kindLeaf
-		s.hasLeafRow = true
-		n.extra = str(v, "targetId")
+		n.extra = s.a.put(v.GetStringBytes("targetId"))
 	}
 	if n.ts == 0 {
-		if ts, ok := parseISO(str(v, "timestamp")); ok {
+		if ts, ok := parseISO(string(v.GetStringBytes("timestamp"))); ok {
 			n.ts = ts
 		}
 	}
-	if n.id != "" {
-		if prev, dup := s.byID[n.id]; dup {
-			s.add("tree.duplicate-id", line, n.id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. Run: clawdoctor repair %s",
-				n.id, line, s.nodes[prev].line, s.name), map[string]any{"firstLine": s.nodes[prev].line})
+	i := s.nodes.add(n)
+	if len(idb) > 0 {
+		if prev, dup := s.lookup(idb); dup {
+			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. Run: clawdoctor repair %s",
+				id, line, s.nd(prev).line, s.name), map[string]any{"firstLine": s.nd(prev).line})
 		}
-		s.byID[n.id] = int32(len(s.nodes))
+		s.ids.set(s.idOf(i), i, s.idOf)
 	}
-	s.nodes = append(s.nodes, n)
 }
 
 func modelName(provider, model string) string {
@@ -522,22 +598,22 @@ func modelName(provider, model string) string {
 	return provider + "/" + model
 }
 
-func (s *scan) message(v *fastjson.Value, n *node, line int64) {
+func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 	m := v.Get("message")
-	role := ""
+	var role []byte
 	if m != nil && m.Type() == fastjson.TypeObject {
-		role = str(m, "role")
+		role = m.GetStringBytes("role")
 	}
-	if role == "" {
+	if len(role) == 0 {
 		n.role = roleOther
-		s.add("message.null-role", line, n.id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn. Run: clawdoctor repair %s", n.id, line, s.name), nil)
+		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn. Run: clawdoctor repair %s", id, line, s.name), nil)
 		return
 	}
 	if t := msTime(m.Get("timestamp")); t > 0 {
 		n.ts = t
 	}
 	content := m.Get("content")
-	switch role {
+	switch string(role) {
 	case "user":
 		n.role = roleUser
 		text, imgs := textOf(content)
@@ -545,67 +621,72 @@ func (s *scan) message(v *fastjson.Value, n *node, line int64) {
 		if trimmed == RetryText {
 			n.flags |= fRetryText
 		}
-		n.extra = preview(text, 600)
+		n.extra = s.a.putString(preview(text, 400))
 		if trimmed == "" && imgs == 0 && !hasNonTextBlocks(content) {
-			s.add("message.blank-user", line, n.id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails. Run: clawdoctor repair %s", n.id, line, s.name), nil)
+			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails. Run: clawdoctor repair %s", id, line, s.name), nil)
 		}
 	case "assistant":
 		n.role = roleAssistant
-		stop := str(m, "stopReason")
+		stop := string(m.GetStringBytes("stopReason"))
 		if stop == "error" || stop == "aborted" {
 			n.flags |= fError
 		}
 		provider, model := str(m, "provider"), str(m, "model")
-		n.extra2 = modelName(provider, model)
+		modelID := modelName(provider, model)
+		n.extra2 = s.a.putString(modelID)
 		if (provider == "openclaw" && (model == "delivery-mirror" || model == "gateway-injected")) ||
 			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
 			n.flags |= fMirror
 			t, _ := textOf(content)
-			n.extra = preview(t, 200)
+			n.extra = s.a.putString(preview(t, 200))
 		}
 		arr := content.GetArray()
 		if len(arr) > 0 {
 			n.flags |= fHasContent
 		}
 		if stop == "error" {
-			n.extra = preview(str(m, "errorMessage"), 300)
+			msg := str(m, "errorMessage")
+			n.extra = s.a.putString(preview(msg, 300))
 			if len(arr) == 0 {
-				s.add("message.empty-error-assistant", line, n.id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay. Run: clawdoctor repair %s",
-					n.id, line, preview(str(m, "errorMessage"), 120), s.name), map[string]any{"errorMessage": preview(str(m, "errorMessage"), 300), "model": n.extra2})
+				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay. Run: clawdoctor repair %s",
+					id, line, preview(msg, 120), s.name), map[string]any{"errorMessage": preview(msg, 300), "model": modelID})
 			}
 		}
 		n.callStart = int32(len(s.calls))
 		for _, b := range arr {
-			if !toolCallTypes[str(b, "type")] {
+			if !isToolCall(b.GetStringBytes("type")) {
 				continue
 			}
-			c := call{node: int32(len(s.nodes))}
+			c := call{node: int32(s.nodes.n)}
+			var cid []byte
 			for _, k := range []string{"id", "call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
-				if c.id = strings.TrimSpace(str(b, k)); c.id != "" {
+				if cid = bytesTrim(b.GetStringBytes(k)); len(cid) > 0 {
 					break
 				}
 			}
-			c.name = str(b, "name")
+			c.id = s.a.put(cid)
+			nameB := b.GetStringBytes("name")
+			c.name = s.a.put(nameB)
 			args := b.Get("arguments")
 			if args == nil || args.Type() == fastjson.TypeNull {
 				args = b.Get("input")
 			}
-			name := strings.TrimSpace(c.name)
+			name := bytesTrim(nameB)
 			switch {
 			case args == nil || args.Type() == fastjson.TypeNull:
-				c.invalid = "no input (arguments and input are missing)"
-			case c.id == "":
-				c.invalid = "no id"
-			case name == "":
-				c.invalid = "blank name"
+				c.invalid = 1
+			case len(cid) == 0:
+				c.invalid = 2
+			case len(name) == 0:
+				c.invalid = 3
 			case len(name) > 64:
-				c.invalid = "name longer than 64 characters"
-			case !toolNameRE.MatchString(name):
-				c.invalid = "name has characters outside A-Z a-z 0-9 _ -"
+				c.invalid = 4
+			case !validToolName(name):
+				c.invalid = 5
 			}
-			if name == "message" && args != nil && sendActions[str(args, "action")] {
+			if string(name) == "message" && args != nil && sendAction(args.GetStringBytes("action")) {
 				c.send = true
-				c.text = preview(str(args, "message"), 120)
+				c.text = s.a.putString(preview(str(args, "message"), 120))
 			}
 			s.calls = append(s.calls, c)
 		}
@@ -613,24 +694,46 @@ func (s *scan) message(v *fastjson.Value, n *node, line int64) {
 	case "toolResult", "tool":
 		n.role = roleToolResult
 		for _, k := range []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
-			if n.extra = strings.TrimSpace(str(m, k)); n.extra != "" {
+			if rid := bytesTrim(m.GetStringBytes(k)); len(rid) > 0 {
+				n.extra = s.a.put(rid)
 				break
 			}
 		}
 		if m.GetBool("isError") {
 			n.flags |= fResultErr
 		}
-		n.extra2 = str(m, "toolName")
-		if n.extra2 == "message" {
+		tool := m.GetStringBytes("toolName")
+		n.extra2 = s.a.put(tool)
+		if string(tool) == "message" {
 			t, _ := textOf(content)
-			if id := messageIDRE.FindStringSubmatch(t); id != nil {
-				n.extra2 = "message#" + id[1]
+			if mid := messageIDRE.FindStringSubmatch(t); mid != nil {
+				n.extra2 = s.a.putString("message#" + mid[1])
 			}
 		}
 	default:
 		n.role = roleOther
 	}
-	s.images(content, line, n.id)
+	s.images(content, line, id)
+}
+
+func bytesTrim(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// validToolName reports whether name matches ^[A-Za-z0-9_-]+$.
+func validToolName(name []byte) bool {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return len(name) > 0
 }
 
 var messageIDRE = regexp.MustCompile(`"?message_?[iI]d"?\s*[:=]\s*"?([A-Za-z0-9_.:-]+)`)

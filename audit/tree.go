@@ -9,24 +9,26 @@ import (
 // tree runs the checks that need the whole file: parent links, roots, cycles, compactions, and
 // the active-branch checks (tool pairing, lost prompts, fallbacks, message batching).
 func (s *scan) tree() {
-	if len(s.nodes) == 0 {
+	count := int32(s.nodes.n)
+	if count == 0 {
 		return
 	}
 	// Parent links. A file without ids (pi v1, or a foreign format) has no tree to check.
 	var roots []int32
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if n.id == "" {
+	for i := int32(0); i < count; i++ {
+		n := s.nd(i)
+		if n.id.empty() {
 			continue
 		}
 		if n.flags&fHasParent == 0 {
-			roots = append(roots, int32(i))
+			roots = append(roots, i)
 			continue
 		}
-		p, ok := s.byID[n.parent]
+		p, ok := s.lookup(s.a.bytes(n.parent))
 		if !ok {
-			s.add("tree.dangling-parent", n.line, n.id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair %s",
-				n.id, n.line, n.parent, s.name), map[string]any{"parentId": n.parent})
+			id, parent := s.str(n.id), s.str(n.parent)
+			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair %s",
+				id, n.line, parent, s.name), map[string]any{"parentId": parent})
 			continue
 		}
 		n.parentIdx = p
@@ -36,22 +38,18 @@ func (s *scan) tree() {
 		lines := make([]int64, 0, 10)
 		for _, r := range roots {
 			if len(ids) < 10 {
-				ids = append(ids, s.nodes[r].id)
-				lines = append(lines, s.nodes[r].line)
+				ids = append(ids, s.str(s.nd(r).id))
+				lines = append(lines, s.nd(r).line)
 			}
 		}
-		second := s.nodes[roots[1]]
-		s.add("tree.multiple-roots", second.line, second.id, fmt.Sprintf("%d entries have parentId null (first at line %d, another at line %d); only the branch of the last entry is sent to the model, the other trees are dead history",
-			len(roots), s.nodes[roots[0]].line, second.line), map[string]any{"roots": len(roots), "rootIds": ids, "rootLines": lines})
+		second := s.nd(roots[1])
+		s.add("tree.multiple-roots", second.line, s.str(second.id), fmt.Sprintf("%d entries have parentId null (first at line %d, another at line %d); only the branch of the last entry is sent to the model, the other trees are dead history",
+			len(roots), s.nd(roots[0]).line, second.line), map[string]any{"roots": len(roots), "rootIds": ids, "rootLines": lines})
 	}
 	s.cycles()
 
 	path := s.activePath()
-	onPath := make(map[int32]int, len(path))
-	for pos, ni := range path {
-		onPath[ni] = pos
-	}
-	s.compactions(onPath)
+	s.compactions(path)
 	s.tools(path)
 	s.lostPrompts()
 	s.fallbackChain(path)
@@ -60,9 +58,9 @@ func (s *scan) tree() {
 
 // cycles finds parent chains that loop, with an iterative three-colour walk.
 func (s *scan) cycles() {
-	state := make([]uint8, len(s.nodes)) // 0 new, 1 on the current walk, 2 done
+	state := make([]uint8, s.nodes.n) // 0 new, 1 on the current walk, 2 done
 	var stack []int32
-	for i := range s.nodes {
+	for i := range state {
 		if state[i] != 0 {
 			continue
 		}
@@ -71,7 +69,7 @@ func (s *scan) cycles() {
 		for cur >= 0 && state[cur] == 0 {
 			state[cur] = 1
 			stack = append(stack, cur)
-			cur = s.nodes[cur].parentIdx
+			cur = s.nd(cur).parentIdx
 		}
 		if cur >= 0 && state[cur] == 1 { // back on the current walk: a cycle
 			var ids []string
@@ -82,13 +80,13 @@ func (s *scan) cycles() {
 				}
 			}
 			for _, x := range stack[start:] {
-				ids = append(ids, s.nodes[x].id)
+				ids = append(ids, s.str(s.nd(x).id))
 			}
-			n := s.nodes[cur]
-			s.add("tree.cycle", n.line, n.id, fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. Run: clawdoctor repair %s",
+			n := s.nd(cur)
+			s.add("tree.cycle", n.line, s.str(n.id), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. Run: clawdoctor repair %s",
 				len(ids), strings.Join(firstN(ids, 5), " → "), s.name), map[string]any{"cycle": firstN(ids, 50)})
 			// break the cycle so later walks end
-			s.nodes[cur].parentIdx = -1
+			n.parentIdx = -1
 		}
 		for _, x := range stack {
 			state[x] = 2
@@ -108,32 +106,32 @@ func firstN(ss []string, n int) []string {
 // row, ignoring appendMode "side" rows.
 func (s *scan) activePath() []int32 {
 	leaf := int32(-1)
-	for i := len(s.nodes) - 1; i >= 0; i-- {
-		n := &s.nodes[i]
+	for i := int32(s.nodes.n) - 1; i >= 0; i-- {
+		n := s.nd(i)
 		if n.flags&fSide != 0 {
 			continue
 		}
 		if n.kind == kindLeaf {
-			if n.extra == "" {
+			if n.extra.empty() {
 				return nil // leaf moved to null: empty context
 			}
-			if t, ok := s.byID[n.extra]; ok {
+			if t, ok := s.lookup(s.a.bytes(n.extra)); ok {
 				leaf = t
 			}
 			break
 		}
-		if n.id == "" {
+		if n.id.empty() {
 			continue
 		}
-		leaf = int32(i)
+		leaf = i
 		break
 	}
 	var path []int32
-	for cur, steps := leaf, 0; cur >= 0 && steps <= len(s.nodes); steps++ {
-		if s.nodes[cur].kind != kindLeaf {
+	for cur, steps := leaf, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
+		if s.nd(cur).kind != kindLeaf {
 			path = append(path, cur)
 		}
-		cur = s.nodes[cur].parentIdx
+		cur = s.nd(cur).parentIdx
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
@@ -142,35 +140,42 @@ func (s *scan) activePath() []int32 {
 }
 
 // compactions checks that every compaction's firstKeptEntryId is on its own path before it.
-func (s *scan) compactions(onPath map[int32]int) {
-	for i := range s.nodes {
-		n := &s.nodes[i]
-		if n.kind != kindCompaction || n.extra == "" {
+func (s *scan) compactions(path []int32) {
+	var onPath []int32 // node → 1 + position on the active path; built on the first compaction
+	for i := int32(0); i < int32(s.nodes.n); i++ {
+		n := s.nd(i)
+		if n.kind != kindCompaction || n.extra.empty() {
 			continue
 		}
-		kept, ok := s.byID[n.extra]
+		if onPath == nil {
+			onPath = make([]int32, s.nodes.n)
+			for pos, ni := range path {
+				onPath[ni] = int32(pos) + 1
+			}
+		}
+		kept, ok := s.lookup(s.a.bytes(n.extra))
 		found := false
 		if ok {
-			if pos, on := onPath[int32(i)]; on {
-				kp, kon := onPath[kept]
-				found = kon && kp < pos
+			if pos := onPath[i]; pos > 0 {
+				found = onPath[kept] > 0 && onPath[kept] < pos
 			} else {
-				for cur, steps := s.nodes[i].parentIdx, 0; cur >= 0 && steps <= len(s.nodes); steps++ {
+				for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
 					if cur == kept {
 						found = true
 						break
 					}
-					cur = s.nodes[cur].parentIdx
+					cur = s.nd(cur).parentIdx
 				}
 			}
 		}
 		if !found {
 			why := "is not in the file"
 			if ok {
-				why = fmt.Sprintf("is at line %d but not on the compaction's own branch before it", s.nodes[kept].line)
+				why = fmt.Sprintf("is at line %d but not on the compaction's own branch before it", s.nd(kept).line)
 			}
-			s.add("compaction.first-kept-missing", n.line, n.id, fmt.Sprintf("compaction %s at line %d keeps from entry %s, which %s; no pre-compaction messages are kept, the model sees only the summary",
-				n.id, n.line, n.extra, why), map[string]any{"firstKeptEntryId": n.extra})
+			id, first := s.str(n.id), s.str(n.extra)
+			s.add("compaction.first-kept-missing", n.line, id, fmt.Sprintf("compaction %s at line %d keeps from entry %s, which %s; no pre-compaction messages are kept, the model sees only the summary",
+				id, n.line, first, why), map[string]any{"firstKeptEntryId": first})
 		}
 	}
 }
@@ -198,7 +203,7 @@ func (s *scan) tools(path []int32) {
 	var states []*callState
 	contig := -1 // path position of the assistant whose result block is still unbroken
 	for pos, ni := range path {
-		n := &s.nodes[ni]
+		n := s.nd(ni)
 		if !n.contextMessage() {
 			continue
 		}
@@ -210,35 +215,40 @@ func (s *scan) tools(path []int32) {
 			}
 			for k := n.callStart; k < n.callStart+n.callN; k++ {
 				c := &s.calls[k]
-				if c.invalid != "" {
-					s.add("tool.invalid-call", n.line, n.id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). Run: clawdoctor repair %s",
-						c.id, c.name, n.id, n.line, c.invalid, s.name), map[string]any{"toolCallId": c.id, "toolName": c.name, "problem": c.invalid})
+				cid := s.str(c.id)
+				if c.invalid != 0 {
+					id, name := s.str(n.id), s.str(c.name)
+					s.add("tool.invalid-call", n.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). Run: clawdoctor repair %s",
+						cid, name, id, n.line, invalidReasons[c.invalid], s.name), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
 				}
-				if c.id == "" {
+				if cid == "" {
 					continue
 				}
 				st := &callState{c: c, asstPos: pos}
-				open[c.id] = st
+				open[cid] = st
 				if n.flags&fError == 0 {
 					states = append(states, st)
 				}
 			}
 		case roleToolResult:
-			st := open[n.extra]
+			rid := s.a.bytes(n.extra)
+			st := open[string(rid)]
 			switch {
-			case n.extra == "" || st == nil:
-				s.add("tool.orphan-result", n.line, n.id, fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). Run: clawdoctor repair %s",
-					n.id, n.line, n.extra, s.name), map[string]any{"toolCallId": n.extra, "toolName": n.extra2})
+			case len(rid) == 0 || st == nil:
+				s.add("tool.orphan-result", n.line, s.str(n.id), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). Run: clawdoctor repair %s",
+					s.str(n.id), n.line, rid, s.name), map[string]any{"toolCallId": string(rid), "toolName": s.str(n.extra2)})
 			case st.results > 0:
 				st.results++
-				s.add("tool.duplicate-result", n.line, n.id, fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. Run: clawdoctor repair %s",
-					n.extra, st.c.name, st.line, n.line, s.name), map[string]any{"toolCallId": n.extra, "toolName": st.c.name, "firstResultLine": st.line})
+				name := s.str(st.c.name)
+				s.add("tool.duplicate-result", n.line, s.str(n.id), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. Run: clawdoctor repair %s",
+					rid, name, st.line, n.line, s.name), map[string]any{"toolCallId": string(rid), "toolName": name, "firstResultLine": st.line})
 			default:
 				st.results, st.line = 1, n.line
 				if contig != st.asstPos {
-					asst := s.nodes[st.c.node]
-					s.add("tool.displaced-result", n.line, n.id, fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. Run: clawdoctor repair %s",
-						n.extra, st.c.name, n.line, asst.line, s.name), map[string]any{"toolCallId": n.extra, "toolName": st.c.name, "callLine": asst.line, "callEntryId": asst.id})
+					asst := s.nd(st.c.node)
+					name := s.str(st.c.name)
+					s.add("tool.displaced-result", n.line, s.str(n.id), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. Run: clawdoctor repair %s",
+						rid, name, n.line, asst.line, s.name), map[string]any{"toolCallId": string(rid), "toolName": name, "callLine": asst.line, "callEntryId": s.str(asst.id)})
 				}
 			}
 		default:
@@ -249,25 +259,27 @@ func (s *scan) tools(path []int32) {
 		if st.results > 0 {
 			continue
 		}
-		asst := s.nodes[st.c.node]
-		s.add("tool.unpaired-call", asst.line, asst.id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; the provider rejects the next request (tool_use without tool_result) until it is repaired. Run: clawdoctor repair %s",
-			st.c.id, st.c.name, asst.id, asst.line, s.name), map[string]any{"toolCallId": st.c.id, "toolName": st.c.name})
+		asst := s.nd(st.c.node)
+		id, cid, name := s.str(asst.id), s.str(st.c.id), s.str(st.c.name)
+		s.add("tool.unpaired-call", asst.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; the provider rejects the next request (tool_use without tool_result) until it is repaired. Run: clawdoctor repair %s",
+			cid, name, id, asst.line, s.name), map[string]any{"toolCallId": cid, "toolName": name})
 	}
 }
 
 // lostPrompts flags user turns that are exactly the old generic retry text and recovers the
 // prompt it replaced from the previous real user turn on the same branch.
 func (s *scan) lostPrompts() {
-	for i := range s.nodes {
-		n := &s.nodes[i]
+	for i := int32(0); i < int32(s.nodes.n); i++ {
+		n := s.nd(i)
 		if n.role != roleUser || n.flags&fRetryText == 0 {
 			continue
 		}
+		id := s.str(n.id)
 		ev := map[string]any{"retryText": RetryText}
 		answered := false
 		var prompt *node
-		for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= len(s.nodes); steps++ {
-			p := &s.nodes[cur]
+		for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
+			p := s.nd(cur)
 			if p.role == roleAssistant && p.flags&(fError|fMirror) == 0 && p.flags&fHasContent != 0 {
 				answered = true
 			}
@@ -279,8 +291,9 @@ func (s *scan) lostPrompts() {
 		}
 		var msg string
 		if prompt != nil {
-			ev["replacedPrompt"] = prompt.extra
-			ev["promptEntryId"] = prompt.id
+			text := s.str(prompt.extra)
+			ev["replacedPrompt"] = text
+			ev["promptEntryId"] = s.str(prompt.id)
 			ev["promptLine"] = prompt.line
 			ev["answeredBeforeRetry"] = answered
 			tail := "the fallback model answered the generic text instead of the user's request"
@@ -288,21 +301,24 @@ func (s *scan) lostPrompts() {
 				tail = "the request was never answered: the task exists only in history and the fallback model saw \"continue\""
 			}
 			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); the replaced prompt is most likely line %d: %q; %s. Upgrade OpenClaw and re-send that prompt",
-				n.id, n.line, prompt.line, preview(prompt.extra, 160), tail)
+				id, n.line, prompt.line, preview(text, 160), tail)
 		} else {
 			ev["unrecoverable"] = true
 			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); no earlier user turn on this branch, so the original prompt (e.g. a subagent task or a sessions_send message) never reached the transcript and cannot be recovered. Upgrade OpenClaw",
-				n.id, n.line)
+				id, n.line)
 		}
-		s.add("fallback.lost-prompt", n.line, n.id, msg, ev)
+		s.add("fallback.lost-prompt", n.line, id, msg, ev)
 	}
 }
 
 // fallbackChain reports model switches after error turns on the active path.
 func (s *scan) fallbackChain(path []int32) {
 	var errTurn *node
+	differs := func(n *node) bool {
+		return !n.extra2.empty() && !errTurn.extra2.empty() && string(s.a.bytes(n.extra2)) != string(s.a.bytes(errTurn.extra2))
+	}
 	for _, ni := range path {
-		n := &s.nodes[ni]
+		n := s.nd(ni)
 		switch {
 		case n.role == roleAssistant && n.flags&fMirror == 0:
 			if n.flags&fError != 0 {
@@ -311,11 +327,11 @@ func (s *scan) fallbackChain(path []int32) {
 				}
 				continue
 			}
-			if errTurn != nil && n.extra2 != "" && errTurn.extra2 != "" && n.extra2 != errTurn.extra2 {
+			if errTurn != nil && differs(n) {
 				s.chain(errTurn, n)
 			}
 			errTurn = nil
-		case n.kind == kindSnapshot && errTurn != nil && n.extra2 != "" && errTurn.extra2 != "" && n.extra2 != errTurn.extra2:
+		case n.kind == kindSnapshot && errTurn != nil && differs(n):
 			s.chain(errTurn, n)
 			errTurn = nil
 		}
@@ -323,9 +339,10 @@ func (s *scan) fallbackChain(path []int32) {
 }
 
 func (s *scan) chain(from, to *node) {
-	s.add("fallback.chain", to.line, to.id, fmt.Sprintf("model switched from %s to %s at line %d after the error turn at line %d (%q): a model fallback",
-		from.extra2, to.extra2, to.line, from.line, preview(from.extra, 120)),
-		map[string]any{"from": from.extra2, "to": to.extra2, "reason": from.extra, "errorEntryId": from.id, "errorLine": from.line})
+	fm, tm, reason := s.str(from.extra2), s.str(to.extra2), s.str(from.extra)
+	s.add("fallback.chain", to.line, s.str(to.id), fmt.Sprintf("model switched from %s to %s at line %d after the error turn at line %d (%q): a model fallback",
+		fm, tm, to.line, from.line, preview(reason, 120)),
+		map[string]any{"from": fm, "to": tm, "reason": reason, "errorEntryId": s.str(from.id), "errorLine": from.line})
 }
 
 type send struct {
@@ -351,7 +368,7 @@ func (s *scan) delivery(path []int32) {
 		clear(byCall)
 	}
 	for _, ni := range path {
-		n := &s.nodes[ni]
+		n := s.nd(ni)
 		switch n.role {
 		case roleUser:
 			if n.flags&fRetryText == 0 {
@@ -364,15 +381,18 @@ func (s *scan) delivery(path []int32) {
 			}
 			turnEnd, turnEndNode = n.ts, n
 			for k := n.callStart; k < n.callStart+n.callN; k++ {
-				if c := &s.calls[k]; c.send && c.id != "" {
-					byCall[c.id] = len(sends)
-					sends = append(sends, send{callID: c.id, text: c.text})
+				if c := &s.calls[k]; c.send && !c.id.empty() {
+					byCall[s.str(c.id)] = len(sends)
+					sends = append(sends, send{callID: s.str(c.id), text: s.str(c.text)})
 				}
 			}
 		case roleToolResult:
-			if k, ok := byCall[n.extra]; ok && n.flags&fResultErr == 0 {
+			if len(byCall) == 0 {
+				continue
+			}
+			if k, ok := byCall[string(s.a.bytes(n.extra))]; ok && n.flags&fResultErr == 0 {
 				sends[k].resultTs = n.ts
-				if id, ok := strings.CutPrefix(n.extra2, "message#"); ok {
+				if id, ok := strings.CutPrefix(s.str(n.extra2), "message#"); ok {
 					sends[k].msgID = id
 				}
 			}
@@ -441,7 +461,7 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 		}
 		msgs = append(msgs, m)
 	}
-	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": end.id, "messages": msgs}
+	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": s.str(end.id), "messages": msgs}
 	if source != "" {
 		ev["deliverySource"] = source
 	}
@@ -453,7 +473,7 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 		msg = fmt.Sprintf("%d message-tool sends in the turn ending at line %d were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end. Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log",
 			len(sends), end.line, time.Duration(tail)*time.Millisecond)
 	}
-	s.add("delivery.message-batched", end.line, end.id, msg, ev)
+	s.add("delivery.message-batched", end.line, s.str(end.id), msg, ev)
 }
 
 func msTS(ms int64) string {

@@ -1,0 +1,110 @@
+package audit
+
+import (
+	"hash/maphash"
+)
+
+// The per-entry index is pointer-free (strings live in a chunked byte arena, nodes in chunked
+// slices, ids in a hash-keyed map) so a transcript of millions of entries costs a few dozen
+// bytes per entry and almost nothing for the garbage collector to scan.
+
+// sref is a string stored in the arena.
+type sref struct {
+	chunk, off, n uint32
+}
+
+func (r sref) empty() bool { return r.n == 0 }
+
+const arenaChunk = 1 << 20
+
+type arena struct {
+	chunks [][]byte
+	cur    int // chunk small strings go to; -1 none
+}
+
+func (a *arena) put(b []byte) sref {
+	if len(b) == 0 {
+		return sref{}
+	}
+	if len(b) > arenaChunk/4 { // big strings get their own chunk
+		a.chunks = append(a.chunks, append([]byte(nil), b...))
+		a.cur = -1
+		return sref{chunk: uint32(len(a.chunks) - 1), n: uint32(len(b))}
+	}
+	if len(a.chunks) == 0 || a.cur < 0 || len(a.chunks[a.cur])+len(b) > cap(a.chunks[a.cur]) {
+		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
+		a.cur = len(a.chunks) - 1
+	}
+	c := a.chunks[a.cur]
+	off := len(c)
+	a.chunks[a.cur] = append(c, b...)
+	return sref{chunk: uint32(a.cur), off: uint32(off), n: uint32(len(b))}
+}
+
+func (a *arena) putString(s string) sref { return a.put([]byte(s)) }
+
+func (a *arena) bytes(r sref) []byte {
+	if r.n == 0 {
+		return nil
+	}
+	return a.chunks[r.chunk][r.off : r.off+r.n]
+}
+
+// nodeChunk is how many nodes one chunk holds.
+const nodeChunk = 8192
+
+type nodes struct {
+	chunks [][]node
+	n      int
+}
+
+func (ns *nodes) add(n node) int32 {
+	if ns.n%nodeChunk == 0 {
+		ns.chunks = append(ns.chunks, make([]node, 0, nodeChunk))
+	}
+	k := len(ns.chunks) - 1
+	ns.chunks[k] = append(ns.chunks[k], n)
+	ns.n++
+	return int32(ns.n - 1)
+}
+
+func (ns *nodes) at(i int32) *node { return &ns.chunks[i/nodeChunk][i%nodeChunk] }
+
+// idMap maps entry ids to node indices by a 64-bit hash; the rare collision between two
+// different ids goes to a plain map.
+type idMap struct {
+	seed  maphash.Seed
+	m     map[uint64]int32
+	other map[string]int32
+}
+
+func newIDMap() *idMap {
+	return &idMap{seed: maphash.MakeSeed(), m: map[uint64]int32{}}
+}
+
+// get returns the node of id; ids reads a node's id for the collision check.
+func (im *idMap) get(id []byte, idOf func(int32) []byte) (int32, bool) {
+	h := maphash.Bytes(im.seed, id)
+	i, ok := im.m[h]
+	if !ok {
+		return 0, false
+	}
+	if string(idOf(i)) == string(id) {
+		return i, true
+	}
+	j, ok := im.other[string(id)]
+	return j, ok
+}
+
+// set maps id to i (the later entry wins, as in pi's index).
+func (im *idMap) set(id []byte, i int32, idOf func(int32) []byte) {
+	h := maphash.Bytes(im.seed, id)
+	if j, ok := im.m[h]; ok && string(idOf(j)) != string(id) {
+		if im.other == nil {
+			im.other = map[string]int32{}
+		}
+		im.other[string(id)] = i
+		return
+	}
+	im.m[h] = i
+}
