@@ -209,4 +209,3 @@ func TestCorpusIdempotent(t *testing.T) {
 		}
 	}
 }
-

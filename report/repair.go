@@ -58,7 +58,7 @@ func Repair(w io.Writer, res *repair.Result, f Format) error {
 			return err
 		}
 		for _, c := range r.Changes {
-			if _, err := fmt.Fprintf(w, "  %s%s %s: %s\n", lineRef(c.Line), verb, c.Action, c.Reason); err != nil {
+			if _, err := fmt.Fprintf(w, "  %s%s%s: %s\n", lineRef(c.Line), verb, c.Action, c.Reason); err != nil {
 				return err
 			}
 		}

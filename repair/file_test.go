@@ -1,0 +1,260 @@
+package repair
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
+)
+
+const damaged = hdr + "\n" + u1 + "\n" + `{"type":"message"` + "\n" + a1 + "\n"
+
+func sessionsDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func write(t *testing.T, path, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRepairFileWritesBackupAndKeepsModeAndMtime(t *testing.T) {
+	dir := sessionsDir(t)
+	p := filepath.Join(dir, "s1.jsonl")
+	write(t, p, damaged, 0o600)
+	mtime := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(p, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	opts := testOpts()
+	opts.PID = 4242
+	res := RepairFile(context.Background(), dir, p, opts, nil)
+	if res.Status != StatusRepaired || res.DroppedLines != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	wantBackup := p + fmt.Sprintf(".bak-4242-%d", testNow.UnixMilli())
+	if res.BackupPath != wantBackup {
+		t.Errorf("backup %s, want %s", res.BackupPath, wantBackup)
+	}
+	if got := read(t, wantBackup); got != damaged {
+		t.Errorf("backup does not hold the original: %q", got)
+	}
+	if got := read(t, p); got != lines(hdr, u1, a1) {
+		t.Errorf("repaired file %q", got)
+	}
+	st, _ := os.Stat(p)
+	if st.Mode().Perm() != 0o600 || !st.ModTime().Equal(mtime) {
+		t.Errorf("mode %v mtime %v, want 0600 and %v", st.Mode().Perm(), st.ModTime(), mtime)
+	}
+	if res.BytesBefore != int64(len(damaged)) || res.BytesAfter != int64(len(lines(hdr, u1, a1))) {
+		t.Errorf("bytes %d -> %d", res.BytesBefore, res.BytesAfter)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("dir holds %d files, want the transcript and its backup (no temp left)", len(ents))
+	}
+}
+
+func TestRepairFileDryRunWritesNothing(t *testing.T) {
+	dir := sessionsDir(t)
+	p := filepath.Join(dir, "s1.jsonl")
+	write(t, p, damaged, 0o644)
+	opts := testOpts()
+	opts.DryRun = true
+	res := RepairFile(context.Background(), dir, p, opts, nil)
+	if res.Status != StatusRepaired || res.DroppedLines != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	if read(t, p) != damaged {
+		t.Error("dry run changed the file")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("dry run left %d files", len(ents))
+	}
+}
+
+func TestRepairFileBackupDir(t *testing.T) {
+	dir := sessionsDir(t)
+	p := filepath.Join(dir, "s1.jsonl")
+	write(t, p, damaged, 0o644)
+	opts := testOpts()
+	opts.BackupDir = filepath.Join(t.TempDir(), "backups")
+	res := RepairFile(context.Background(), dir, p, opts, nil)
+	if res.Status != StatusRepaired || filepath.Dir(res.BackupPath) != opts.BackupDir {
+		t.Fatalf("result %+v", res)
+	}
+	if read(t, res.BackupPath) != damaged {
+		t.Error("backup differs from the original")
+	}
+}
+
+func TestRepairFileCompressedArchives(t *testing.T) {
+	for _, c := range []jsonl.Compression{jsonl.Gzip, jsonl.Zstd} {
+		t.Run(c.String(), func(t *testing.T) {
+			dir := sessionsDir(t)
+			p := filepath.Join(dir, "s1.jsonl.reset.2026-03-14T09-05-33.123Z.zst")
+			var b bytes.Buffer
+			w, err := jsonl.NewWriter(&b, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write([]byte(damaged))
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			write(t, p, b.String(), 0o644)
+			res := RepairFile(context.Background(), dir, p, testOpts(), nil)
+			if res.Status != StatusRepaired || res.Compression != c.String() {
+				t.Fatalf("result %+v", res)
+			}
+			f, err := jsonl.Open(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Compression != c {
+				t.Errorf("rewritten as %v, want %v", f.Compression, c)
+			}
+			got, _ := io.ReadAll(f)
+			if string(got) != lines(hdr, u1, a1) {
+				t.Errorf("content %q", got)
+			}
+		})
+	}
+}
+
+func TestRepairFileRefusals(t *testing.T) {
+	ctx := context.Background()
+	t.Run("live lock", func(t *testing.T) {
+		dir := sessionsDir(t)
+		p := filepath.Join(dir, "s1.jsonl")
+		write(t, p, damaged, 0o644)
+		lock, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "createdAt": time.Now().UTC().Format(time.RFC3339Nano)})
+		write(t, p+".lock", string(lock), 0o644)
+		opts := testOpts()
+		opts.Now = time.Now()
+		res := RepairFile(ctx, dir, p, opts, nil)
+		if res.Status != StatusSkipped || !strings.Contains(res.Reason, "live process") || read(t, p) != damaged {
+			t.Fatalf("result %+v", res)
+		}
+		opts.Force = true
+		if res := RepairFile(ctx, dir, p, opts, nil); res.Status != StatusRepaired {
+			t.Fatalf("--force: %+v", res)
+		}
+	})
+	t.Run("stale lock", func(t *testing.T) {
+		dir := sessionsDir(t)
+		p := filepath.Join(dir, "s1.jsonl")
+		write(t, p, damaged, 0o644)
+		write(t, p+".lock", `{"pid":999999999,"createdAt":"2026-01-01T00:00:00.000Z"}`, 0o644)
+		if res := RepairFile(ctx, dir, p, testOpts(), nil); res.Status != StatusRepaired {
+			t.Fatalf("stale lock should not block: %+v", res)
+		}
+	})
+	t.Run("symlink out of the sessions dir", func(t *testing.T) {
+		dir := sessionsDir(t)
+		outside := filepath.Join(t.TempDir(), "victim.jsonl")
+		write(t, outside, damaged, 0o644)
+		p := filepath.Join(dir, "s1.jsonl")
+		if err := os.Symlink(outside, p); err != nil {
+			t.Skip(err)
+		}
+		res := RepairFile(ctx, dir, p, testOpts(), nil)
+		if res.Status != StatusSkipped || !strings.Contains(res.Reason, "symlink") || read(t, outside) != damaged {
+			t.Fatalf("result %+v", res)
+		}
+	})
+	t.Run("path outside root", func(t *testing.T) {
+		dir := sessionsDir(t)
+		outside := filepath.Join(t.TempDir(), "s1.jsonl")
+		write(t, outside, damaged, 0o644)
+		res := RepairFile(ctx, dir, outside, testOpts(), nil)
+		if res.Status != StatusSkipped || read(t, outside) != damaged {
+			t.Fatalf("result %+v", res)
+		}
+	})
+	t.Run("sqlite era", func(t *testing.T) {
+		dir := sessionsDir(t)
+		p := filepath.Join(dir, "s1.jsonl")
+		write(t, p, damaged, 0o644)
+		agent := filepath.Join(filepath.Dir(dir), "agent")
+		os.MkdirAll(agent, 0o755)
+		write(t, filepath.Join(agent, "openclaw-agent.sqlite"), "", 0o644)
+		res := RepairFile(ctx, dir, p, testOpts(), nil)
+		if res.Status != StatusSkipped || !strings.Contains(res.Reason, "SQLite") || read(t, p) != damaged {
+			t.Fatalf("result %+v", res)
+		}
+		if r := RepairStore(ctx, dir, "main", testOpts()); r.Status != StatusSkipped {
+			t.Fatalf("store: %+v", r)
+		}
+	})
+	t.Run("changed between plan and apply", func(t *testing.T) {
+		dir := sessionsDir(t)
+		p := filepath.Join(dir, "s1.jsonl")
+		write(t, p, damaged, 0o644)
+		opts := testOpts()
+		opts.Phase = func(ph string) {
+			if ph == "planned" {
+				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString(u2 + "\n")
+				f.Close()
+			}
+		}
+		res := RepairFile(ctx, dir, p, opts, nil)
+		if res.Status != StatusFailed || read(t, p) != damaged+u2+"\n" {
+			t.Fatalf("result %+v", res)
+		}
+	})
+}
+
+func TestRunOverStateDir(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "agents", "main", "sessions")
+	os.MkdirAll(dir, 0o755)
+	write(t, filepath.Join(dir, "a.jsonl"), damaged, 0o644)
+	write(t, filepath.Join(dir, "b.jsonl"), lines(hdr, u1), 0o644)
+	write(t, filepath.Join(dir, "c.jsonl"), lines(u1), 0o644)
+	write(t, filepath.Join(dir, "b.trajectory.jsonl"), "garbage\n", 0o644)
+	write(t, filepath.Join(dir, ".a.jsonl.clawdoctor-123.tmp"), "garbage\n", 0o644)
+	write(t, filepath.Join(dir, "sessions.json"), `{"k":{"sessionId":"a","updatedAt":1}}`, 0o644)
+	res, err := Run(context.Background(), Target{StateDir: state}, testOpts(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range res.Files {
+		got[filepath.Base(f.Path)] = f.Status
+	}
+	want := map[string]string{"sessions.json": StatusClean, "a.jsonl": StatusRepaired, "b.jsonl": StatusClean, "c.jsonl": StatusSkipped}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("statuses %v, want %v", got, want)
+	}
+	s := res.Summary
+	if s.Files != 4 || s.Repaired != 1 || s.Clean != 2 || s.Skipped != 1 || s.DroppedLines != 1 {
+		t.Errorf("summary %+v", s)
+	}
+}
