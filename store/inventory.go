@@ -136,15 +136,18 @@ type AgentStats struct {
 	// MissingTranscripts counts entries whose transcript file does not exist; Outside counts
 	// entries whose transcript resolves outside the sessions dir; NoSession counts rows with
 	// neither a usable sessionId nor sessionFile (routing rows).
-	MissingTranscripts int            `json:"missing_transcripts"`
-	MissingKeys        []string       `json:"missing_keys,omitempty"`
-	Outside            int            `json:"outside_transcripts"`
-	NoSession          int            `json:"no_session"`
-	Locks              LockStats      `json:"locks"`
-	Kinds              map[Kind]Count `json:"kinds"`
-	Files              Count          `json:"files"`
-	Dirs               int            `json:"dirs"`
-	Symlinks           int            `json:"symlinks"`
+	MissingTranscripts int `json:"missing_transcripts"`
+	// MissingArchived is the subset of MissingTranscripts whose transcript survives only as a
+	// reset/deleted/bak archive.
+	MissingArchived int            `json:"missing_archived"`
+	MissingKeys     []string       `json:"missing_keys,omitempty"`
+	Outside         int            `json:"outside_transcripts"`
+	NoSession       int            `json:"no_session"`
+	Locks           LockStats      `json:"locks"`
+	Kinds           map[Kind]Count `json:"kinds"`
+	Files           Count          `json:"files"`
+	Dirs            int            `json:"dirs"`
+	Symlinks        int            `json:"symlinks"`
 	// Activity from the entries' updatedAt (zero when no entry has one) and from file mtimes.
 	OldestUpdate time.Time `json:"oldest_update,omitzero"`
 	NewestUpdate time.Time `json:"newest_update,omitzero"`
@@ -251,6 +254,20 @@ func inventoryOne(ctx context.Context, t Target, opts StatsOptions, c progress.C
 		}
 	}
 	refs := r.References(entries)
+	if len(a.MissingKeys) > 0 {
+		archived := map[string]bool{}
+		for _, f := range l.Files {
+			if k := f.Class.Kind; k == KindResetArchive || k == KindDeletedArchive || k == KindBakArchive {
+				archived[f.Class.Base] = true
+			}
+		}
+		for _, key := range a.MissingKeys {
+			e, _ := st.Get(key)
+			if archived[filepath.Base(r.Transcript(e).Path)] {
+				a.MissingArchived++
+			}
+		}
+	}
 
 	lockOpts := opts.Lock
 	lockOpts.Now = opts.Now

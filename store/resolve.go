@@ -106,7 +106,8 @@ func (r Resolver) Resolve(sessionID, sessionFile string) Transcript {
 			t.Path, t.Via = p, via
 			t.Outside = !r.inDir(p)
 			n := Classify(filepath.Base(p))
-			t.Stale = n.Kind == KindTranscript && ValidSessionID(n.SessionID) && n.SessionID != strings.TrimSpace(sessionID)
+			sid := strings.TrimSpace(sessionID)
+			t.Stale = sid != "" && n.Kind == KindTranscript && ValidSessionID(n.SessionID) && n.SessionID != sid
 			return t
 		}
 		t.Rejected = why
