@@ -83,11 +83,11 @@ EXAMPLES
 			if err := report.Doctor(c.App.Writer, res, format); err != nil {
 				return err
 			}
-			open, _, bad := res.Counts()
+			open, _, bad, fixed := res.Counts()
 			switch {
 			case bad > 0:
 				return status(exitPartial)
-			case open > 0:
+			case open > 0 || fixed > 0:
 				return status(exitFindings)
 			}
 			return nil

@@ -104,10 +104,12 @@ type Result struct {
 }
 
 // Counts returns how many problems are left unfixed, how many could be fixed by --fix (with
-// --yes when gated), and how many fixes were refused or failed.
-func (r *Result) Counts() (open, fixable, refusedOrFailed int) {
+// --yes when gated), how many fixes were refused or failed, and how many were applied.
+func (r *Result) Counts() (open, fixable, refusedOrFailed, fixed int) {
 	for _, p := range r.Problems {
 		switch p.Status {
+		case StatusFixed:
+			fixed++
 		case StatusFound:
 			open++
 		case StatusWouldFix:

@@ -321,7 +321,7 @@ func TestLiveLockRefusesWrites(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sd, sidB+".jsonl.lock")); err != nil {
 		t.Errorf("the live lock was touched: %v", err)
 	}
-	if _, _, bad := res.Counts(); bad == 0 {
+	if _, _, bad, _ := res.Counts(); bad == 0 {
 		t.Error("refused fixes are not counted (exit 3)")
 	}
 }

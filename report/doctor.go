@@ -46,36 +46,29 @@ func Doctor(w io.Writer, res *doctor.Result, f Format) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	if len(res.Problems) > 0 {
-		fmt.Fprintln(w)
-		t = NewTable(w)
-		t.Header("agent", "check", "severity", "status", "file", "what")
-		for _, p := range res.Problems {
-			what := p.Message
-			if p.Status == doctor.StatusFixed && p.Fix != "" {
-				what = "fixed: " + p.Fix
-			} else if p.Fix != "" {
-				what += " — fix: " + p.Fix
+	agent := "\x00"
+	for _, p := range res.Problems {
+		if p.Agent != agent {
+			agent = p.Agent
+			name := agent
+			if name == "" {
+				name = "config"
 			}
-			if p.Gate == doctor.GateYes && p.Status == doctor.StatusWouldFix {
-				what += " (needs --yes)"
-			}
-			if p.Error != "" {
-				what += " — " + p.Error
-			}
-			if p.Backup != "" {
-				what += " — backup: " + p.Backup
-			}
-			agent := p.Agent
-			if agent == "" {
-				agent = "-"
-			}
-			if err := t.Append(agent, p.Check, p.Severity, string(p.Status), shortPath(res.StateDir, p.Path), oneLine(what)); err != nil {
-				return err
-			}
+			fmt.Fprintf(w, "\n%s:\n", name)
 		}
-		if err := t.Render(); err != nil {
-			return err
+		fmt.Fprintf(w, "  %-7s %s  %s  [%s]\n", p.Severity, p.Check, shortPath(res.StateDir, p.Path), statusWord(p))
+		fmt.Fprintf(w, "          %s\n", oneLine(p.Message))
+		if p.Fix != "" && p.Status != doctor.StatusFixed {
+			fmt.Fprintf(w, "          fix: %s\n", oneLine(p.Fix))
+		}
+		if p.Edit != "" {
+			fmt.Fprintf(w, "          edit by hand: %s\n", oneLine(p.Edit))
+		}
+		if p.Error != "" {
+			fmt.Fprintf(w, "          %s\n", oneLine(p.Error))
+		}
+		if p.Backup != "" {
+			fmt.Fprintf(w, "          backup: %s\n", p.Backup)
 		}
 	}
 	fmt.Fprintln(w, "\nwhat to run next:")
@@ -97,4 +90,21 @@ func shortPath(root, p string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+func statusWord(p doctor.Problem) string {
+	switch p.Status {
+	case doctor.StatusWouldFix:
+		if p.Gate == doctor.GateYes {
+			return "fixable with --fix --yes"
+		}
+		return "fixable with --fix"
+	case doctor.StatusFixed:
+		return "fixed: " + oneLine(p.Fix)
+	case doctor.StatusRefused:
+		return "fix refused"
+	case doctor.StatusFailed:
+		return "fix failed"
+	}
+	return "report only"
 }
