@@ -48,7 +48,7 @@ func ValidateGeminiTurns(msgs []Message) ([]Message, Step) {
 		if role == "assistant" && last == "assistant" && len(out) > 0 {
 			prev := out[len(out)-1]
 			merged := clone(prev)
-			merged["content"] = append(append([]any(nil), contentArray(prev, false)...), contentArray(m, false)...)
+			merged["content"] = append(append([]any{}, contentArray(prev, false)...), contentArray(m, false)...)
 			for _, k := range []string{"usage", "stopReason", "errorMessage"} {
 				if truthy(m[k]) {
 					merged[k] = m[k]
@@ -145,7 +145,7 @@ func ValidateAnthropicTurns(msgs []Message, o AnthropicTurnOptions) ([]Message, 
 		if role == "user" && last == "user" && len(out) > 0 {
 			prev := out[len(out)-1]
 			merged := clone(m)
-			merged["content"] = append(append([]any(nil), contentArray(prev, !o.ClassicStringMerge)...), contentArray(m, !o.ClassicStringMerge)...)
+			merged["content"] = append(append([]any{}, contentArray(prev, !o.ClassicStringMerge)...), contentArray(m, !o.ClassicStringMerge)...)
 			if _, ok := m["timestamp"]; !ok {
 				if ts, ok := prev["timestamp"]; ok {
 					merged["timestamp"] = ts

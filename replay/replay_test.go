@@ -1,0 +1,137 @@
+package replay_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/session"
+)
+
+// example is context-and-forensics.md §1.7 plus a dead branch.
+const example = `{"type":"session","version":3,"id":"5d1c","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-01T08:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"list files"}],"timestamp":1777622401000}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-05-01T08:00:03.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"exec","arguments":{"command":"ls"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-6","usage":{"input":9000,"output":40,"cacheRead":0,"cacheWrite":0,"totalTokens":9040,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1777622403000}}
+{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-05-01T08:00:04.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"exec","content":[{"type":"text","text":"a.txt\nb.txt"}],"isError":false,"timestamp":1777622404000}}
+{"type":"compaction","id":"c1","parentId":"a3","timestamp":"2026-05-01T09:00:00.000Z","summary":"## Goal\n...","firstKeptEntryId":"a2","tokensBefore":181000,"details":{"readFiles":[],"modifiedFiles":[]}}
+{"type":"custom","id":"m1","parentId":"c1","timestamp":"2026-05-01T09:00:01.000Z","customType":"model-snapshot","data":{"timestamp":1777626001000,"provider":"anthropic","modelApi":"anthropic-messages","modelId":"claude-sonnet-4-6"}}
+{"type":"message","id":"dead","parentId":"c1","timestamp":"2026-05-01T09:00:01.500Z","message":{"role":"user","content":"abandoned","timestamp":1777626001500}}
+{"type":"custom_message","id":"cm","parentId":"m1","timestamp":"2026-05-01T09:00:01.700Z","customType":"memory-recall","content":"Remember: tabs","display":false}
+{"type":"message","id":"a4","parentId":"cm","timestamp":"2026-05-01T09:00:02.000Z","message":{"role":"user","content":"and now?","timestamp":1777626002000}}
+`
+
+func run(t *testing.T, src string, o replay.Options) *replay.Result {
+	t.Helper()
+	if o.Provider == "" {
+		o.Provider, o.Model, o.API = "anthropic", "claude-sonnet-4-5", "anthropic-messages"
+	}
+	o.NowMs = testNow
+	res, err := replay.Run(context.Background(), strings.NewReader(src), "s.jsonl", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestContextExample(t *testing.T) {
+	res := run(t, example, replay.Options{})
+	if diff := cmp.Diff([]string{"summary:c1", "a2", "a3", "cm+a4"}, res.Refs); diff != "" {
+		t.Errorf("sent messages (-want +got):\n%s", diff)
+	}
+	sum := hygiene.TextOf(res.Messages[0])
+	if want := session.CompactionSummaryPrefix + "## Goal\n..." + session.CompactionSummarySuffix; sum != want {
+		t.Errorf("summary text = %q, want %q", sum, want)
+	}
+	// the custom_message became a user turn and was merged with "and now?" for Anthropic
+	if got := hygiene.TextOf(res.Messages[3]); got != "Remember: tabsand now?" {
+		t.Errorf("merged user text = %q", got)
+	}
+	if res.Context.Leaf != "a4" || res.Context.Compaction != "c1" || !res.Context.FirstKeptFound {
+		t.Errorf("context = %+v", res.Context)
+	}
+	// a2's usage predates the compaction: zeroed, and the trigger estimates instead
+	u := res.Messages[1]["usage"].(map[string]any)
+	if n, _ := hygiene.Num(u, "totalTokens"); n != 0 {
+		t.Errorf("stale usage kept: %v", u)
+	}
+	if res.Compaction.Trigger.Source != "estimate" {
+		t.Errorf("trigger source = %s, want estimate (no usage after the compaction)", res.Compaction.Trigger.Source)
+	}
+	if res.Compaction.Trigger.WouldCompact {
+		t.Error("a tiny context must not compact")
+	}
+}
+
+func TestLeafOption(t *testing.T) {
+	res := run(t, example, replay.Options{Leaf: "dead"})
+	if diff := cmp.Diff([]string{"summary:c1", "a2", "a3", "dead"}, res.Refs); diff != "" {
+		t.Errorf("sent messages for --leaf dead (-want +got):\n%s", diff)
+	}
+	_, err := replay.Run(context.Background(), strings.NewReader(example), "s.jsonl",
+		replay.Options{Provider: "anthropic", Model: "m", Leaf: "nope"})
+	if !errors.Is(err, replay.ErrUnknownLeaf) || !strings.Contains(err.Error(), "s.jsonl") {
+		t.Errorf("unknown leaf: err = %v", err)
+	}
+}
+
+func TestBadLinesAreWarnings(t *testing.T) {
+	src := strings.Replace(example, `{"type":"custom","id":"m1"`, "{not json\n"+`{"type":"custom","id":"m1"`, 1)
+	res := run(t, src, replay.Options{})
+	if res.Context.SkippedLines != 1 || !strings.Contains(res.Context.Warnings[0], "s.jsonl:6:") {
+		t.Errorf("warnings = %q", res.Context.Warnings)
+	}
+}
+
+func TestSplitTurnPlan(t *testing.T) {
+	// one user turn followed by a long tool loop: the cut lands inside the turn
+	var b strings.Builder
+	b.WriteString(`{"type":"session","version":3,"id":"s","timestamp":"2026-05-01T08:00:00Z","cwd":"/w"}` + "\n")
+	b.WriteString(`{"type":"message","id":"u0","parentId":null,"timestamp":"2026-05-01T08:00:00Z","message":{"role":"user","content":"go","timestamp":1}}` + "\n")
+	prev := "u0"
+	big := strings.Repeat("x", 40000)
+	for i := 0; i < 6; i++ {
+		a, r := "a"+string(rune('0'+i)), "r"+string(rune('0'+i))
+		b.WriteString(`{"type":"message","id":"` + a + `","parentId":"` + prev + `","timestamp":"2026-05-01T08:00:01Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c` + a + `","name":"read","arguments":{}}],"stopReason":"toolUse","usage":{"totalTokens":100}}}` + "\n")
+		b.WriteString(`{"type":"message","id":"` + r + `","parentId":"` + a + `","timestamp":"2026-05-01T08:00:02Z","message":{"role":"toolResult","toolCallId":"c` + a + `","toolName":"read","content":[{"type":"text","text":"` + big + `"}],"isError":false}}` + "\n")
+		prev = r
+	}
+	res := run(t, b.String(), replay.Options{})
+	cp := res.Compaction
+	if !cp.Cut.IsSplitTurn || cp.Cut.TurnStartIndex != 0 || cp.FirstKeptEntryID != "a5" {
+		t.Fatalf("cut = %+v first kept %s, want a split turn from u0 keeping from a5 (the first cut point at or after the entry that fills keepRecentTokens)", cp.Cut, cp.FirstKeptEntryID)
+	}
+	if cp.Summarize.Len() != 0 || cp.TurnPrefix.Len() != 11 {
+		t.Errorf("summarize %+v prefix %+v: the history before the turn is empty, the prefix is u0..r4", cp.Summarize, cp.TurnPrefix)
+	}
+	in := replay.SummaryInput(res)
+	if !strings.Contains(in, "[User]: go") || !strings.Contains(in, "[Tool result]: "+strings.Repeat("x", 2000)+"\n\n[... 38000 more characters truncated]") {
+		t.Errorf("summary input lacks the turn prefix or the truncation: %.300s", in)
+	}
+}
+
+func TestRunSummaryCmd(t *testing.T) {
+	if _, err := exec.LookPath("cat"); err != nil {
+		t.Skip("no cat")
+	}
+	out, err := replay.RunSummaryCmd(context.Background(), []string{"cat"}, "hello", 5*time.Second)
+	if err != nil || out != "hello" {
+		t.Fatalf("cat: %q %v", out, err)
+	}
+	if _, err := exec.LookPath("sleep"); err == nil {
+		start := time.Now()
+		_, err := replay.RunSummaryCmd(context.Background(), []string{"sleep", "10"}, "", 200*time.Millisecond)
+		if !errors.Is(err, replay.ErrSummaryTimeout) || time.Since(start) > 5*time.Second {
+			t.Errorf("timeout: err %v after %s", err, time.Since(start))
+		}
+	}
+	if _, err := replay.RunSummaryCmd(context.Background(), []string{"false"}, "", time.Second); err == nil {
+		t.Error("a failing command must report an error")
+	}
+}
