@@ -119,8 +119,9 @@ func attachFallback(f *Finding, ev forensics.Event) {
 	fl := ev.Fields
 	fb := map[string]any{"line": ev.Line, "time": fmtTime(ev.Time), "from": fl["candidate"], "to": fl["next"], "reason": orUnknown(fl["reason"]), "detail": fl["detail"]}
 	f.Evidence["fallback"] = fb
-	misread := fl["reason"] == "timeout" || fl["reason"] == "unknown" || fl["reason"] == "" ||
-		strings.Contains(strings.ToLower(fl["detail"]), "timed out") || strings.Contains(strings.ToLower(fl["detail"]), "timeout")
+	// the fork classifies a detected conflict as session_expired; a timeout (or no reason) means
+	// the conflict went unnoticed and the run waited for the turn timeout
+	misread := fl["reason"] == "timeout" || fl["reason"] == "unknown" || fl["reason"] == ""
 	f.Evidence["misreadAsTimeout"] = misread
 	what := fmt.Sprintf("; it caused a model fallback from %s to %s at line %d (reason %s)", fl["candidate"], fl["next"], ev.Line, orUnknown(fl["reason"]))
 	if misread {

@@ -104,6 +104,7 @@ func parseLine(b []byte) (Event, bool) {
 	} else {
 		parseConsole(string(b), &ev)
 	}
+	tokens(ev.Message, ev.Fields)
 	ev.Kind = classify(&ev)
 	return ev, ev.Kind != otherMessage
 }
@@ -219,12 +220,22 @@ func parseConsole(s string, ev *Event) {
 		}
 	}
 	ev.Message = rest
-	msg := rest
-	if i := strings.Index(msg, " detail="); i >= 0 { // detail= takes the rest of the line
-		ev.Fields["detail"] = msg[i+len(" detail="):]
-		if k := strings.LastIndex(ev.Fields["detail"], " ("); k >= 0 && strings.HasSuffix(ev.Fields["detail"], "s)") && strings.Contains(ev.Fields["detail"][k:], "duplicates suppressed") {
-			ev.Fields["detail"] = ev.Fields["detail"][:k]
+}
+
+// tokens adds the key=value tokens of a message to fields, without overwriting structured
+// fields; detail= takes the rest of the line.
+func tokens(msg string, fields map[string]string) {
+	set := func(k, v string) {
+		if _, ok := fields[k]; !ok {
+			fields[k] = v
 		}
+	}
+	if i := strings.Index(msg, " detail="); i >= 0 {
+		d := msg[i+len(" detail="):]
+		if k := strings.LastIndex(d, " ("); k >= 0 && strings.HasSuffix(d, "s)") && strings.Contains(d[k:], "duplicates suppressed") {
+			d = d[:k]
+		}
+		set("detail", d)
 		msg = msg[:i]
 	}
 	for _, m := range kvRE.FindAllStringSubmatch(msg, -1) {
@@ -232,7 +243,7 @@ func parseConsole(s string, ev *Event) {
 		if len(v) >= 2 && v[0] == '"' {
 			v = strings.Trim(v, `"`)
 		}
-		ev.Fields[m[1]] = v
+		set(m[1], v)
 	}
 }
 
