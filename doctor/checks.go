@@ -27,6 +27,8 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 	checkOversized,
 	checkMissing,
 	checkOrphans,
+	checkAudit,
+	checkRepairPlan,
 }
 
 // guard fills p.refused when the agent's files must not be written.
