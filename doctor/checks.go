@@ -29,6 +29,7 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 	checkOrphans,
 	checkAudit,
 	checkRepairPlan,
+	checkCleanupPlan,
 }
 
 // guard fills p.refused when the agent's files must not be written.

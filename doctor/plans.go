@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/repair"
+	"github.com/clawdoctor/clawdoctor/retention"
 )
 
 // coveredRules are audit rules that doctor reports itself with a fix, so the audit summary
@@ -97,4 +99,45 @@ func shortName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// checkCleanupPlan runs OpenClaw's maintenance pipeline as a dry run with the configured
+// settings and reports what a real cleanup would remove.
+func checkCleanupPlan(ctx context.Context, st *state) ([]Problem, error) {
+	var out []Problem
+	cfg := &config.Config{}
+	if st.configPath != "" {
+		if c, err := config.Load(st.configPath); err == nil {
+			cfg = c
+		}
+	}
+	settings, err := retention.Resolve(cfg.Session.Maintenance, cfg.Cron, retention.Overrides{})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range st.agents {
+		if a.sqlite != "" || a.store == nil {
+			continue
+		}
+		l, err := retention.Gather(ctx, a.storePath, a.id)
+		if err != nil {
+			continue // a corrupt store is reported by checkStore
+		}
+		plan := retention.Make(&l.Input, retention.Options{Settings: settings, Now: st.opts.Now, DryRun: true})
+		if !plan.Changes() {
+			continue
+		}
+		s := plan.Summary
+		var parts []string
+		if n := len(plan.RemovedKeys()); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d entries (pruned %d, capped %d, missing %d)", n, s.BeforeCount, s.Pruned, s.Capped, s.Missing))
+		}
+		if n := len(plan.Files); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d file(s)", n))
+		}
+		out = append(out, Problem{Check: "cleanup.would-remove", Severity: "info", Agent: a.id, Path: a.storePath, Gate: GateNone,
+			Message:  "OpenClaw's maintenance (mode " + s.Mode + ") would remove " + strings.Join(parts, " and "),
+			Evidence: map[string]any{"run": "clawdoctor cleanup --dry-run --explain --state-dir " + quote(st.opts.StateDir) + " --agent " + a.id}})
+	}
+	return out, nil
 }
