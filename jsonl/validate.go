@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -15,7 +16,7 @@ import (
 // ValidateOptions tune Validate.
 type ValidateOptions struct {
 	MaxLine int // line cap, as Options.MaxLine
-	MaxBad  int // bad lines kept with their reason, the first ones by line number; 0 means 10
+	MaxBad  int // bad lines kept with their reason, the first ones by line number; 0 means 10, < 0 none
 	Workers int // goroutines validating JSON; 0 means GOMAXPROCS (at most 4), 1 validates inline
 }
 
@@ -107,8 +108,11 @@ func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c prog
 // the byte-level anomalies of each line. name is used only in the Summary and messages. JSON is
 // checked by Valid on Workers goroutines, in batches of lines whose numbers stay exact.
 func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOptions) (Summary, error) {
-	if opts.MaxBad <= 0 {
+	switch {
+	case opts.MaxBad == 0:
 		opts.MaxBad = 10
+	case opts.MaxBad < 0:
+		opts.MaxBad = 0
 	}
 	workers := opts.Workers
 	if workers <= 0 {
@@ -159,8 +163,12 @@ func validateInline(ctx context.Context, rd *Reader, s *Summary, opts ValidateOp
 // flagged: OpenClaw's loaders skip blank lines.
 func judge(l *Line, maxLine int) (BadLine, bool) {
 	if l.Flags&FlagTooLong != 0 {
+		n := l.Size - int64(len(l.Terminator()))
+		if l.Flags&FlagBOM != 0 {
+			n -= int64(len(bom))
+		}
 		return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(),
-			Reason: fmt.Sprintf("line of %d bytes is longer than the cap of %d", l.Size, maxLine)}, true
+			Reason: fmt.Sprintf("line of %d bytes is longer than the cap of %d", n, maxLine)}, true
 	}
 	if l.Flags&FlagBlank != 0 || Valid(l.Bytes) {
 		return BadLine{}, false
@@ -295,3 +303,69 @@ func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts Validate
 	slices.SortFunc(s.Bad, func(x, y BadLine) int { return int(x.Line - y.Line) })
 	return readErr
 }
+
+// Result is the outcome of ValidateFiles.
+type Result struct {
+	Files   []Summary `json:"files"`
+	Summary Totals    `json:"summary"`
+}
+
+// Totals add up the files of a Result.
+type Totals struct {
+	Files      int   `json:"files"`
+	Clean      int   `json:"clean"`      // files with no bad line and no anomaly
+	Findings   int   `json:"findings"`   // files read to the end with bad lines or anomalies
+	Unreadable int   `json:"unreadable"` // files that could not be opened or read to the end
+	Lines      int64 `json:"lines"`
+	Bytes      int64 `json:"bytes"`
+	DiskBytes  int64 `json:"disk_bytes"`
+	BadLines   int64 `json:"bad_lines"`
+}
+
+// ValidateFiles validates each path in turn (see ValidateFile). An unreadable file is
+// recorded in its Summary and the others go on; the error is only for a cancelled ctx. The
+// counter gets the total on-disk size of all files.
+func ValidateFiles(ctx context.Context, paths []string, opts ValidateOptions, c progress.Counter) (Result, error) {
+	c = progress.OrNoop(c)
+	var total int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			total += st.Size()
+		}
+	}
+	c.SetTotal(total)
+	defer c.Done()
+	res := Result{Files: make([]Summary, 0, len(paths))}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		s, err := ValidateFile(ctx, p, opts, addOnly{c})
+		if err != nil && ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		res.Files = append(res.Files, s)
+		t := &res.Summary
+		t.Files++
+		t.Lines += s.Lines
+		t.Bytes += s.Bytes
+		t.DiskBytes += s.DiskBytes
+		t.BadLines += s.BadLines
+		switch {
+		case s.Err != "":
+			t.Unreadable++
+		case s.Clean():
+			t.Clean++
+		default:
+			t.Findings++
+		}
+	}
+	return res, nil
+}
+
+// addOnly passes byte counts on but keeps one total and one Done for all files.
+type addOnly struct{ c progress.Counter }
+
+func (a addOnly) SetTotal(int64) {}
+func (a addOnly) Add(n int64)    { a.c.Add(n) }
+func (a addOnly) Done()          {}

@@ -1,0 +1,198 @@
+package jsonl_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/jsonl/internal/linegen"
+)
+
+// independent counts lines, bad lines and flags of a plain stream with bytes.Split and
+// encoding/json, without the package's reader or validator.
+func independent(data []byte) (lines, bad int64, flags map[string]int64) {
+	flags = map[string]int64{}
+	if len(data) == 0 {
+		return
+	}
+	parts := bytes.Split(data, []byte("\n"))
+	torn := len(parts[len(parts)-1]) > 0
+	if !torn {
+		parts = parts[:len(parts)-1]
+	}
+	for i, p := range parts {
+		lines++
+		if i == 0 && bytes.HasPrefix(p, []byte("\xEF\xBB\xBF")) {
+			flags["bom"]++
+			p = p[3:]
+		}
+		if i == len(parts)-1 && torn {
+			flags["no_newline"]++
+		} else if bytes.HasSuffix(p, []byte("\r")) {
+			flags["crlf"]++
+			p = p[:len(p)-1]
+		}
+		if bytes.Contains(p, []byte("\r")) {
+			flags["lone_cr"]++
+		}
+		if bytes.Contains(p, []byte{0}) {
+			flags["nul"]++
+		}
+		if !utf8.Valid(p) {
+			flags["invalid_utf8"]++
+		}
+		if len(bytes.Trim(p, " \t\r\v\f")) == 0 {
+			flags["blank"]++
+			continue
+		}
+		if !json.Valid(p) {
+			bad++
+		}
+	}
+	return
+}
+
+// messy builds n generated lines with a defect every few lines, and returns the stream.
+func messy(n int) []byte {
+	g := linegen.New(11)
+	var b bytes.Buffer
+	b.WriteString("\xEF\xBB\xBF")
+	b.Write(g.Header())
+	b.WriteString("\n")
+	for i := 1; i < n; i++ {
+		l := g.Next()
+		switch i % 13 {
+		case 1:
+			l = l[:len(l)/2] // torn mid-file
+		case 3:
+			l = append(append([]byte{}, l...), "\r"...)
+		case 5:
+			l = append([]byte("\x00\x00\x00"), l...)
+		case 7:
+			l = append(append([]byte{}, l...), l...) // glued
+		case 9:
+			l = nil
+		case 11:
+			l = []byte("{\"a\":\"\xff\"}")
+		}
+		b.Write(l)
+		b.WriteString("\n")
+	}
+	b.WriteString(`{"torn":`)
+	return b.Bytes()
+}
+
+func TestValidateCountsMatchIndependentCount(t *testing.T) {
+	data := messy(3000)
+	lines, bad, flags := independent(data)
+	for _, workers := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			s, err := jsonl.Validate(context.Background(), bytes.NewReader(data), "messy.jsonl", jsonl.ValidateOptions{Workers: workers, MaxBad: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Lines != lines || s.BadLines != bad || s.Bytes != int64(len(data)) {
+				t.Errorf("lines %d bad %d bytes %d, want %d %d %d", s.Lines, s.BadLines, s.Bytes, lines, bad, len(data))
+			}
+			for _, f := range jsonl.AllFlags {
+				if s.Anomalies[f.String()] != flags[f.String()] || s.Count(f) != flags[f.String()] {
+					t.Errorf("flag %s: %d lines, want %d", f, s.Anomalies[f.String()], flags[f.String()])
+				}
+			}
+			if len(s.Bad) != 5 || s.Bad[0].Line != 2 || s.Clean() {
+				t.Fatalf("bad list %+v", s.Bad)
+			}
+			for i := 1; i < len(s.Bad); i++ {
+				if s.Bad[i].Line <= s.Bad[i-1].Line {
+					t.Errorf("bad lines out of order: %+v", s.Bad)
+				}
+			}
+			if !strings.Contains(s.Bad[0].Reason, "invalid JSON at offset") {
+				t.Errorf("reason %q", s.Bad[0].Reason)
+			}
+		})
+	}
+}
+
+func TestValidateCleanAndTooLong(t *testing.T) {
+	s, err := jsonl.Validate(context.Background(), strings.NewReader("{}\n[]\n"), "ok", jsonl.ValidateOptions{})
+	if err != nil || !s.Clean() || s.Lines != 2 {
+		t.Fatalf("clean input: %+v %v", s, err)
+	}
+	in := "{}\n" + `{"a":"` + strings.Repeat("x", 100) + "\"}\n{}\n"
+	s, err = jsonl.Validate(context.Background(), strings.NewReader(in), "long", jsonl.ValidateOptions{MaxLine: 50})
+	if err != nil || s.BadLines != 1 || s.Count(jsonl.FlagTooLong) != 1 || s.Lines != 3 || s.Bad[0].Line != 2 {
+		t.Fatalf("too long: %+v %v", s, err)
+	}
+}
+
+func TestValidateCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, w := range []int{1, 2} {
+		_, err := jsonl.Validate(ctx, bytes.NewReader(messy(4500)), "x", jsonl.ValidateOptions{Workers: w})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("workers %d: %v, want context.Canceled", w, err)
+		}
+	}
+}
+
+// corpusDir is the shared corpus beside the repository, or "" (and a skip) when it is absent.
+func corpusDir(t *testing.T) string {
+	dir := filepath.Join("..", "..", "shared", "corpus")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("corpus not found at %s (it sits beside the repository as shared/corpus)", dir)
+	}
+	return dir
+}
+
+// TestValidateCorpus validates every transcript-like file of the corpus in place (read only)
+// and compares with the independent count.
+func TestValidateCorpus(t *testing.T) {
+	dir := corpusDir(t)
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(d.Name(), ".jsonl") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		s, err := jsonl.ValidateFile(context.Background(), path, jsonl.ValidateOptions{}, nil)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		}
+		if s.Compression != "plain" {
+			return nil // counted via the decompressed stream in the compression tests
+		}
+		lines, bad, flags := independent(data)
+		if s.Lines != lines || s.BadLines != bad || s.Bytes != int64(len(data)) || s.DiskBytes != int64(len(data)) {
+			t.Errorf("%s: lines %d bad %d bytes %d, want %d %d %d", path, s.Lines, s.BadLines, s.Bytes, lines, bad, len(data))
+		}
+		for name, k := range flags {
+			if s.Anomalies[name] != k {
+				t.Errorf("%s: %s %d, want %d", path, name, s.Anomalies[name], k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no transcript found in the corpus")
+	}
+	t.Logf("validated %d corpus files", n)
+}
