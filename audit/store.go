@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,6 +51,13 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 	lines := newLineIndex(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	corrupt := func(off int64, err error) storeResult {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			off = int64(len(data)) // cut off: the error is at the end
+		}
 		add(newFinding("store.corrupt", path, lines.at(off), "", fmt.Sprintf("sessions.json is not a valid JSON object (%v); OpenClaw silently treats it as empty, so its next write drops every session row and orphans their transcripts. Do not start the gateway; run: clawdoctor repair %s", err, path),
 			map[string]any{"error": err.Error(), "offset": off}))
 		return res

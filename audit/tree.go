@@ -346,6 +346,7 @@ func (s *scan) chain(from, to *node) {
 }
 
 type send struct {
+	node     *node // the assistant turn that called the tool
 	callID   string
 	text     string
 	resultTs int64
@@ -383,7 +384,7 @@ func (s *scan) delivery(path []int32) {
 			for k := n.callStart; k < n.callStart+n.callN; k++ {
 				if c := &s.calls[k]; c.send && !c.id.empty() {
 					byCall[s.str(c.id)] = len(sends)
-					sends = append(sends, send{callID: s.str(c.id), text: s.str(c.text)})
+					sends = append(sends, send{node: n, callID: s.str(c.id), text: s.str(c.text)})
 				}
 			}
 		case roleToolResult:
@@ -411,8 +412,7 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 	if len(sends) < 2 || turnEnd == 0 {
 		return
 	}
-	first := sends[0].resultTs
-	tail := turnEnd - first
+	tail := turnEnd - sends[0].resultTs
 	status := ""
 	var delivered []int64
 	source := ""
@@ -447,6 +447,7 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 	default:
 		return
 	}
+	first := sends[0].node
 	var msgs []map[string]any
 	for i, x := range sends {
 		m := map[string]any{"toolCallId": x.callID, "text": x.text, "sentAt": msTS(x.resultTs)}
@@ -461,19 +462,19 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 		}
 		msgs = append(msgs, m)
 	}
-	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": s.str(end.id), "messages": msgs}
+	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": s.str(end.id), "turnEndLine": end.line, "messages": msgs}
 	if source != "" {
 		ev["deliverySource"] = source
 	}
 	var msg string
 	if status == "confirmed" {
-		msg = fmt.Sprintf("%d message-tool sends in the turn ending at line %d were delivered together at turn end (%s times), up to %s after the agent sent them (bug #16137): the user saw nothing while the agent worked",
-			len(sends), end.line, source, time.Duration(tail)*time.Millisecond)
+		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were delivered together at turn end (%s times), up to %s after the agent sent them (bug #16137): the user saw nothing while the agent worked",
+			len(sends), first.line, end.line, source, time.Duration(tail)*time.Millisecond)
 	} else {
-		msg = fmt.Sprintf("%d message-tool sends in the turn ending at line %d were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end. Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log",
-			len(sends), end.line, time.Duration(tail)*time.Millisecond)
+		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end. Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log",
+			len(sends), first.line, end.line, time.Duration(tail)*time.Millisecond)
 	}
-	s.add("delivery.message-batched", end.line, s.str(end.id), msg, ev)
+	s.add("delivery.message-batched", first.line, s.str(first.id), msg, ev)
 }
 
 func msTS(ms int64) string {
