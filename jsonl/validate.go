@@ -127,6 +127,7 @@ func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOption
 		err = validateParallel(ctx, rd, &s, opts, workers)
 	}
 	s.Bytes = rd.Offset()
+	s.DiskBytes = s.Bytes // a plain stream; ValidateFile sets the on-disk size
 	if err != nil {
 		s.Err = err.Error()
 	}
