@@ -305,7 +305,17 @@ func (s *scan) line(l *jsonl.Line) {
 		s.value(v, l.Num)
 		return
 	}
-	if parts := splitConcatenated(b); len(parts) > 1 {
+	if parts := splitConcatenated(b); len(parts) > 1 && l.Has(jsonl.FlagLoneCR) && bytes.Contains(b, []byte("}\r{")) {
+		// entries separated by a lone CR (an old Mac line end): one unreadable line for OpenClaw
+		s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d holds %d entries separated by lone CR bytes instead of newlines; OpenClaw reads it as one broken line and skips all of them. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
+			map[string]any{"loneCR": true, "objects": len(parts), "offset": l.Offset})
+		for _, p := range parts {
+			if v, err := s.p.ParseBytes(p); err == nil {
+				s.value(v, l.Num)
+			}
+		}
+		return
+	} else if len(parts) > 1 {
 		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
 			map[string]any{"objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
