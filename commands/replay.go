@@ -1,14 +1,189 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/report"
+)
 
 func replayCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "replay",
 		Usage:     "show what OpenClaw would send to a model for a session, and what compaction would do",
-		ArgsUsage: "[PATH...]",
-		Description: `EXAMPLE
-  clawdoctor replay --provider anthropic --model claude-sonnet-4-5 s.jsonl` + exitStatusHelp,
-		Action: notYet("replay"),
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "provider", Usage: "provider the session would be sent to (anthropic, google, mistral, openai, openrouter, ...)"},
+			&cli.StringFlag{Name: "model", Usage: "model id (e.g. claude-sonnet-4-5, gemini-2.5-pro, google/gemini-2.5-pro)"},
+			&cli.StringFlag{Name: "api", Usage: "model api (anthropic-messages, google-generative-ai, openai-responses, openai-completions, ...); guessed from --provider when empty"},
+			&cli.StringFlag{Name: "leaf", Usage: "replay from this entry id instead of the last entry"},
+			&cli.StringFlag{Name: "policy-era", Value: string(hygiene.EraSingleFile), Usage: "provider matrix: single-file (§5.4) or antigravity (§5.3)"},
+			&cli.StringFlag{Name: "pairing", Value: string(hygiene.PairingClassic), Usage: "tool-result pairing: classic or frames (newest)"},
+			&cli.IntFlag{Name: "context-window", Value: compaction.DefaultContextWindow, Usage: "model context window in tokens"},
+			&cli.IntFlag{Name: "reserve-tokens", Value: compaction.DefaultReserveTokens, Usage: "configured compaction.reserveTokens (OpenClaw raises it to --reserve-floor)"},
+			&cli.IntFlag{Name: "reserve-floor", Value: compaction.ReserveTokensFloor, Usage: "OpenClaw reserveTokensFloor; -1 disables it"},
+			&cli.IntFlag{Name: "keep-recent-tokens", Value: compaction.DefaultKeepRecentTokens, Usage: "tokens of recent messages a compaction keeps"},
+			&cli.StringFlag{Name: "boundary", Value: string(compaction.BoundaryPi058), Usage: "next-compaction boundary: pi-0.58 or late (pi-late, OC-core)"},
+			&cli.StringFlag{Name: "estimator", Value: string(compaction.EstimatorPi), Usage: "token estimator: pi (chars/4) or cjk (OC-core)"},
+			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},
+			&cli.StringFlag{Name: "summary-cmd", Usage: "run this command with the text compaction would summarize on stdin (no shell: write sh -c '...' for one)"},
+			&cli.DurationFlag{Name: "summary-timeout", Value: time.Minute, Usage: "kill --summary-cmd after this long"},
+		},
+		Description: `Replays one transcript offline: pi's context building (active leaf, last compaction,
+summary wrapper texts, custom messages), then OpenClaw's provider hygiene for the chosen
+provider/model (tool-call ids, pairing repair, turn validation, ...), then the compaction
+decision (trigger, cut point, split turn, chunk plan, memory flush). Nothing is written; no
+model is called.
+
+EXAMPLE
+  clawdoctor replay --provider anthropic --model claude-sonnet-4-5 s.jsonl
+  clawdoctor replay --json --provider mistral --model mistral-large-latest s.jsonl` + exitStatusHelp,
+		Action: runReplay,
 	}
+}
+
+func runReplay(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	if c.NArg() != 1 {
+		return &usageError{msg: "replay needs exactly one transcript FILE",
+			hint: "clawdoctor replay --provider anthropic --model claude-sonnet-4-5 s.jsonl"}
+	}
+	if c.String("provider") == "" || c.String("model") == "" {
+		return &usageError{msg: "replay needs --provider and --model",
+			hint: "clawdoctor replay --provider anthropic --model claude-sonnet-4-5 " + c.Args().First()}
+	}
+	era, err := hygiene.ParseEra(c.String("policy-era"))
+	if err != nil {
+		return &usageError{msg: err.Error(), hint: "--policy-era single-file"}
+	}
+	pairing := hygiene.Pairing(c.String("pairing"))
+	if pairing != hygiene.PairingClassic && pairing != hygiene.PairingFrames {
+		return &usageError{msg: fmt.Sprintf("unknown pairing %q", pairing), hint: "--pairing classic or --pairing frames"}
+	}
+	boundary, err := compaction.ParseBoundary(c.String("boundary"))
+	if err != nil {
+		return &usageError{msg: err.Error(), hint: "--boundary late"}
+	}
+	est := compaction.Estimator(c.String("estimator"))
+	if est != compaction.EstimatorPi && est != compaction.EstimatorCJK {
+		return &usageError{msg: fmt.Sprintf("unknown estimator %q", est), hint: "--estimator pi or --estimator cjk"}
+	}
+	if c.Int("context-window") <= 0 {
+		return &usageError{msg: "--context-window must be positive", hint: "--context-window 200000"}
+	}
+	var summaryArgv []string
+	if s := c.String("summary-cmd"); s != "" {
+		if summaryArgv, err = splitCommand(s); err != nil {
+			return &usageError{msg: "--summary-cmd: " + err.Error(), hint: `--summary-cmd "sh -c 'wc -c'"`}
+		}
+	}
+	opts := replay.Options{
+		Provider: c.String("provider"), Model: c.String("model"), API: c.String("api"),
+		Era: era, Pairing: pairing, Leaf: c.String("leaf"), NowMs: g.Now.UnixMilli(),
+		AllowedTools: c.StringSlice("allowed-tools"),
+		Compaction: compaction.Settings{
+			ContextWindow: c.Int("context-window"), ReserveTokens: c.Int("reserve-tokens"),
+			KeepRecentTokens: c.Int("keep-recent-tokens"), ReserveFloor: c.Int("reserve-floor"),
+			Boundary: boundary, Estimator: est,
+		},
+	}
+	path := c.Args().First()
+	var res *replay.Result
+	if path == "-" {
+		res, err = replay.Run(c.Context, c.App.Reader, "<stdin>", opts)
+	} else {
+		res, err = replay.RunFile(c.Context, path, opts)
+	}
+	if errors.Is(err, replay.ErrUnknownLeaf) {
+		return &usageError{msg: err.Error(), hint: "clawdoctor replay --leaf <entry id on the file> ..."}
+	}
+	if err != nil {
+		return err
+	}
+	if summaryArgv != nil {
+		text := replay.SummaryInput(res)
+		out, err := replay.RunSummaryCmd(c.Context, summaryArgv, text, c.Duration("summary-timeout"))
+		res.Summary = &replay.SummaryRun{Command: summaryArgv, InputChars: len(text), Output: out}
+		if err != nil {
+			res.Summary.Error = err.Error()
+		}
+	}
+	format := report.Text
+	if g.JSON {
+		format = report.JSON
+	}
+	if err := report.Replay(c.App.Writer, res, format); err != nil {
+		return err
+	}
+	switch {
+	case res.Context.SkippedLines > 0 || (res.Summary != nil && res.Summary.Error != ""):
+		return status(exitPartial)
+	case res.Changed() || res.Compaction.Trigger.WouldCompact:
+		return status(exitFindings)
+	}
+	return status(exitClean)
+}
+
+// splitCommand splits a command line into words: blanks separate words, single quotes keep
+// everything literally, double quotes and backslashes work as in a POSIX shell (no
+// expansions). It never runs a shell.
+func splitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case ch == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
 }

@@ -122,7 +122,7 @@ func pairClassic(msgs []Message, text string, nowMs int64) ([]Message, Step) {
 		}
 		results := map[string]Message{}
 		var remainder []Message
-		resultAfterRemainder := false
+		movedOver := 0 // messages a kept result came after
 		j := i + 1
 		for ; j < len(msgs) && Role(msgs[j]) != "assistant"; j++ {
 			r := msgs[j]
@@ -147,9 +147,7 @@ func pairClassic(msgs []Message, text string, nowMs int64) ([]Message, Step) {
 					}
 				}
 				results[id] = nr
-				if len(remainder) > 0 {
-					resultAfterRemainder = true
-				}
+				movedOver = len(remainder)
 			}
 		}
 		out = append(out, m)
@@ -165,8 +163,8 @@ func pairClassic(msgs []Message, text string, nowMs int64) ([]Message, Step) {
 			out = append(out, SyntheticResult(c, text, nowMs))
 			st.note("%s: inserted synthetic result for tool call %q", Ref(m), c.ID)
 		}
-		if resultAfterRemainder {
-			st.note("%s: moved tool result(s) before %d other message(s)", Ref(m), len(remainder))
+		if movedOver > 0 {
+			st.note("%s: moved tool result(s) before %d other message(s)", Ref(m), movedOver)
 		}
 		out = append(out, remainder...)
 		i = j

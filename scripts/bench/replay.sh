@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# scripts/bench/replay.sh: time and peak RSS of `clawdoctor replay` over one transcript of
+# 100,000 entries (compactions, branches, tool calls, several providers), for three target
+# providers and both pairing algorithms, next to wc -l, jq -c . and a Node JSON.parse-per-line
+# stream over the same file in the same run (the floor any replay must pay to read the file).
+#
+#   scripts/bench/replay.sh [FILE]
+#
+# Run by scripts/bench.sh (which sets BENCH_BIN and BENCH_REPLAY100K), or alone: FILE, else
+# $BENCH_REPLAY100K, else a transcript generated once into $BENCH_TMP with
+# `clawdoctor fixtures generate --single-transcript --entries ${BENCH_ENTRIES:-100000}`.
+# Prints name<TAB>MB/s<TAB>peak RSS lines (MB/s over the file's bytes).
+set -u -o pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+if [ -z "${BENCH_BIN:-}" ]; then
+	BENCH_BIN="$BENCH_TMP/clawdoctor"
+	bench_note "building $BENCH_BIN"
+	(cd "$repo" && go build -o "$BENCH_BIN" .) || exit 4
+fi
+file=${1:-${BENCH_REPLAY100K:-}}
+if [ -z "$file" ]; then
+	dir="$BENCH_TMP/in/replay-bench"
+	if [ ! -f "$dir/manifest.json" ]; then
+		rm -rf "$dir"
+		bench_note "generating ${BENCH_ENTRIES:-100000} entries into $dir"
+		"$BENCH_BIN" fixtures generate --out "$dir" --single-transcript --entries "${BENCH_ENTRIES:-100000}" \
+			--seed 5 --faults none >/dev/null || exit 4
+	fi
+	file=$(find "$dir/agents" -name '*.jsonl' ! -name '*.trajectory.jsonl' ! -name '*.checkpoint.*' | sort | head -n 1)
+fi
+[ -r "$file" ] || { echo "replay.sh: cannot read $file" >&2; exit 4; }
+bytes=$(bench_size "$file")
+bench_note "replay: $file, $bytes bytes, $(wc -l <"$file") lines, $(nproc) cores"
+cat "$file" >/dev/null # the page cache holds it for every run alike
+
+# exit 1 means "hygiene changed something / would compact": a normal replay result
+r=$BENCH_BIN
+bench_measure replay.anthropic "$bytes" "$r" --no-progress replay --provider anthropic --model claude-sonnet-4-5 "$file"
+bench_measure replay.anthropic-json "$bytes" "$r" --no-progress --json replay --provider anthropic --model claude-sonnet-4-5 "$file"
+bench_measure replay.google "$bytes" "$r" --no-progress replay --provider google --model gemini-2.5-pro "$file"
+bench_measure replay.mistral-frames "$bytes" "$r" --no-progress replay --pairing frames --provider mistral --model mistral-large-latest "$file"
+bench_measure replay.openai-cjk "$bytes" "$r" --no-progress replay --estimator cjk --boundary late --provider openai --model gpt-5 "$file"
+bench_baselines replay "$file"
