@@ -1,14 +1,74 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/report"
+	"github.com/clawdoctor/clawdoctor/store"
+)
 
 func statsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "stats",
 		Usage:     "show what is in the state dir",
 		ArgsUsage: "[PATH...]",
-		Description: `EXAMPLE
-   agents, sessions, transcripts, archives, orphans, locks:clawdoctor stats --all-agents` + exitStatusHelp,
-		Action: notYet("stats"),
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "markdown", Usage: "print the table as Markdown"},
+		},
+		Description: `Count, per agent, the sessions.json entries, live transcripts, archives by kind
+(.reset./.deleted./.bak., .zst), orphans (files no entry references), entries whose transcript
+is missing, write locks (live or stale), and the oldest and newest activity (entries'
+updatedAt). Nothing is written and no transcript is read. With no PATH the state dir is used:
+--agent ID, --all-agents, else "main" when it exists, else every agent. A PATH is a sessions
+dir, a sessions.json or a state dir.
+
+EXAMPLE
+  clawdoctor stats --all-agents
+  clawdoctor --json stats ~/.openclaw/agents/main/sessions | jq '.agents[0].orphans'` + statsExitHelp,
+		Action: runStats,
 	}
+}
+
+const statsExitHelp = `
+
+EXIT STATUS
+  0  the inventory was printed (stats is informational: problems are listed, not failed on)
+  2  usage error (unknown agent, no agents under the state dir, bad PATH)
+  4  I/O error`
+
+func runStats(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	targets, err := store.Targets(g.StateDir, g.Agent, g.AllAgents, c.Args().Slice())
+	switch {
+	case errors.Is(err, store.ErrUnknownAgent):
+		return &usageError{msg: err.Error(), hint: "clawdoctor stats --all-agents"}
+	case errors.Is(err, store.ErrNoAgents):
+		return &usageError{msg: err.Error(), hint: "clawdoctor --state-dir ~/.openclaw stats, or clawdoctor stats PATH/TO/sessions"}
+	case errors.Is(err, os.ErrNotExist):
+		return &usageError{msg: err.Error(), hint: "clawdoctor stats ~/.openclaw/agents/main/sessions"}
+	case errors.Is(err, store.ErrNotSessionsDir):
+		return &usageError{msg: err.Error(), hint: "clawdoctor stats ~/.openclaw/agents/main/sessions"}
+	case err != nil:
+		return err
+	}
+	opts := store.StatsOptions{Now: g.Now, Lock: store.LockOptions{StaleAfter: store.LockStaleAfter(os.Getenv, 0)}}
+	stats, err := store.Inventory(c.Context, targets, opts, newCounter(c, "stats"))
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	format := report.Text
+	switch {
+	case g.JSON:
+		format = report.JSON
+	case c.Bool("markdown"):
+		format = report.Markdown
+	}
+	return report.Stats(c.App.Writer, stats, format)
 }

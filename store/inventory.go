@@ -11,8 +11,12 @@ import (
 	"github.com/clawdoctor/clawdoctor/progress"
 )
 
-// ErrNoAgents is returned by Targets when the state dir has no agents/<id>/sessions dir.
-var ErrNoAgents = errors.New("no agents found")
+var (
+	// ErrNoAgents is returned by Targets when the state dir has no agents/<id>/sessions dir.
+	ErrNoAgents = errors.New("no agents found")
+	// ErrNotSessionsDir is returned by Targets for a PATH that is a file other than sessions.json.
+	ErrNotSessionsDir = errors.New("not a sessions dir, a sessions.json or a state dir")
+)
 
 // Target is one sessions dir to work on.
 type Target struct {
@@ -37,7 +41,7 @@ func Targets(stateDir, agent string, all bool, paths []string) ([]Target, error)
 		}
 		if !st.IsDir() {
 			if filepath.Base(p) != StoreFile {
-				return nil, fmt.Errorf("%s: not a sessions dir, a sessions.json or a state dir", p)
+				return nil, fmt.Errorf("%s: %w", p, ErrNotSessionsDir)
 			}
 			p = filepath.Dir(p)
 		}
@@ -174,8 +178,12 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 	c = progress.OrNoop(c)
 	defer c.Done()
 	s := Stats{Now: opts.Now}
-	if len(targets) > 0 {
-		s.StateDir = targets[0].StateDir
+	for i, t := range targets {
+		if i == 0 {
+			s.StateDir = t.StateDir
+		} else if t.StateDir != s.StateDir {
+			s.StateDir = "" // several state dirs: each agent names its sessions dir
+		}
 	}
 	for _, t := range targets {
 		a, err := inventoryOne(ctx, t, opts, c)
