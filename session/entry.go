@@ -195,21 +195,30 @@ func (c *Content) IsArray() bool {
 // without an error, and an array element that does not decode as a block is kept as a Block
 // with only Raw set: decoding is tolerant.
 func (c *Content) UnmarshalJSON(b []byte) error {
+	return c.decode(append([]byte(nil), b...))
+}
+
+// decode is UnmarshalJSON on memory the Content may keep: Raw and the blocks' Raw alias b.
+func (c *Content) decode(b []byte) error {
 	b = trimWS(b)
-	*c = Content{Raw: append(json.RawMessage(nil), b...)}
+	*c = Content{Raw: b}
 	switch {
 	case len(b) == 0 || string(b) == "null":
 		c.Null = true
 		return nil
 	case b[0] == '"':
 		c.IsText = true
+		if s, ok := str(b); ok {
+			c.Text = string(s)
+			return nil
+		}
 		return json.Unmarshal(b, &c.Text)
 	case b[0] == '[':
 		c.Blocks = []Block{}
 		_, err := eachElement(b, 0, func(_ int, v span) bool {
 			var blk Block
-			if blk.UnmarshalJSON(b[v.start:v.end]) != nil {
-				blk = Block{Raw: append(json.RawMessage(nil), b[v.start:v.end]...)}
+			if blk.decode(b[v.start:v.end]) != nil {
+				blk = Block{Raw: b[v.start:v.end]}
 			}
 			c.Blocks = append(c.Blocks, blk)
 			return true
@@ -271,6 +280,11 @@ type Block struct {
 // left at its zero value instead of failing the block; a block that is not an object is an
 // error (Content keeps it as a Block with only Raw).
 func (b *Block) UnmarshalJSON(data []byte) error {
+	return b.decode(append([]byte(nil), data...))
+}
+
+// decode is UnmarshalJSON on memory the Block may keep (Raw and raw fields alias data).
+func (b *Block) decode(data []byte) error {
 	data = trimWS(data)
 	if len(data) == 0 || data[0] != '{' {
 		return fmt.Errorf("content block: %w", ErrNotObject)
@@ -281,7 +295,7 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = Block(p)
-	b.Raw = append(json.RawMessage(nil), data...)
+	b.Raw = data
 	return nil
 }
 
