@@ -271,3 +271,30 @@ func TestJSString(t *testing.T) {
 		}
 	}
 }
+
+func TestHeaderValidity(t *testing.T) {
+	for _, tc := range []struct {
+		name, line     string
+		loader, repair bool
+		strict         string
+	}{
+		{"good", `{"type":"session","version":3,"id":"S","timestamp":"2026-01-22T10:11:12.345Z","cwd":"/p"}`, true, true, ""},
+		{"v7 from repair tests", `{"type":"session","version":7,"id":"S","timestamp":"2026-01-22T10:11:12.345Z","cwd":"/p"}`, true, true, "unsupported session version 7"},
+		{"no version (v1)", `{"type":"session","id":"S","timestamp":"2026-01-22T10:11:12.345Z","cwd":"/p"}`, true, true, "missing session version"},
+		{"empty id", `{"type":"session","version":3,"id":"","timestamp":"2026-01-22T10:11:12.345Z","cwd":"/p"}`, true, false, "missing session id"},
+		{"numeric id", `{"type":"session","version":3,"id":5,"timestamp":"2026-01-22T10:11:12.345Z","cwd":"/p"}`, false, false, "missing session id"},
+		{"old empty cwd", `{"type":"session","version":3,"id":"S","timestamp":"2026-01-22T10:11:12.345Z","cwd":""}`, true, true, "missing session cwd"},
+		{"bad timestamp", `{"type":"session","version":3,"id":"S","timestamp":"yesterday","cwd":"/p"}`, true, true, "invalid session timestamp"},
+		{"parentSession not a string", `{"type":"session","version":3,"id":"S","timestamp":"2026-01-22T10:11:12.345Z","cwd":"/p","parentSession":null}`, true, true, "parentSession is not a string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, ok, err := session.DecodeHeader([]byte(tc.line))
+			if err != nil || !ok {
+				t.Fatalf("DecodeHeader: %v %v", ok, err)
+			}
+			if h.LoaderValid() != tc.loader || h.RepairValid() != tc.repair || h.StrictProblem() != tc.strict {
+				t.Errorf("loader %v repair %v strict %q, want %v %v %q", h.LoaderValid(), h.RepairValid(), h.StrictProblem(), tc.loader, tc.repair, tc.strict)
+			}
+		})
+	}
+}
