@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -217,4 +219,48 @@ func TestIndexMemoryBoundedByEntries(t *testing.T) {
 	if sizes[1] > sizes[0]*3/2+64<<10 {
 		t.Errorf("index memory grew with entry size: %d -> %d bytes", sizes[0], sizes[1])
 	}
+}
+
+// TestIndexHugeStream indexes a generated transcript of SESSION_HUGE_GIB GiB streamed through
+// a pipe (nothing on disk) and reports throughput, entries, index memory and peak RSS. It is
+// skipped unless the variable is set: `SESSION_HUGE_GIB=4 go test -run HugeStream ./session`.
+func TestIndexHugeStream(t *testing.T) {
+	gib, err := strconv.ParseFloat(os.Getenv("SESSION_HUGE_GIB"), 64)
+	if err != nil || gib <= 0 {
+		t.Skip("set SESSION_HUGE_GIB=N to index an N GiB streamed transcript")
+	}
+	// ~1.15 KB per entry on average with 1 KB results; a 512 KB image every 300 entries.
+	perEntry := 1150.0 + 512*1024/300.0
+	n := int(gib * (1 << 30) / perEntry)
+	startCPU, start := cpuTime(), time.Now()
+	mem, x := heapAfter(func() *session.Index {
+		x, err := session.BuildIndex(context.Background(), streamed(n, 1000, 300, 512<<10), "huge", session.IndexOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	})
+	wall, cpu := time.Since(start), cpuTime()-startCPU
+	path := x.ActivePath()
+	t.Logf("%.2f GiB, %d entries in %v wall, %v CPU (generator included): %.0f MB/s wall, %.0f MB/s per CPU second",
+		float64(x.Bytes())/(1<<30), x.Len(), wall.Round(time.Millisecond), cpu.Round(time.Millisecond),
+		float64(x.Bytes())/wall.Seconds()/1e6, float64(x.Bytes())/cpu.Seconds()/1e6)
+	t.Logf("index %.1f MB (%.0f B/entry), active path %d entries, peak RSS %s", float64(mem)/1e6, float64(mem)/float64(x.Len()), len(path), peakRSS())
+	if x.Len() != n || len(path) != n {
+		t.Errorf("indexed %d entries, path %d, want %d", x.Len(), len(path), n)
+	}
+}
+
+// peakRSS returns VmHWM from /proc/self/status (Linux), or "?".
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
+	return "?"
 }
