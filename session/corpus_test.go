@@ -236,7 +236,7 @@ func countIndependently(t *testing.T, data []byte) independent {
 // TestCorpusIndex checks the tree index of every corpus transcript against the independent
 // count: entries, roots, dangling parents, duplicate ids, the leaf and the active path.
 func TestCorpusIndex(t *testing.T) {
-	var withDangling, withMultiRoot, withDup int
+	var withDangling, withMultiRoot, withDup, compacted, keptFound, contextMessages int
 	for _, path := range corpusFiles(t) {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -278,6 +278,27 @@ func TestCorpusIndex(t *testing.T) {
 				t.Errorf("%s: path entry %d read back as %q, want %q", rel(path), k, e.ID, got.Path[k])
 			}
 		}
+		// The context from the indexed path equals pi's map-based walk over all entries.
+		var all []*session.Entry
+		if err := session.Scan(context.Background(), bytes.NewReader(data), path, session.ScanOptions{}, func(it session.Item) error {
+			if it.Kind == session.ItemEntry {
+				all = append(all, it.Entry)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fromIndex, fromMap := session.BuildContext(es), session.BuildContextFrom(all, nil)
+		if diff := cmp.Diff(summarize(fromMap.Messages), summarize(fromIndex.Messages)); diff != "" {
+			t.Errorf("%s: context from the index differs from the map walk (-map +index):\n%s", rel(path), diff)
+		}
+		if fromIndex.Compaction != nil {
+			compacted++
+			if fromIndex.FirstKeptFound {
+				keptFound++
+			}
+		}
+		contextMessages += len(fromIndex.Messages)
 		if got.Dangling > 0 {
 			withDangling++
 		}
@@ -288,7 +309,11 @@ func TestCorpusIndex(t *testing.T) {
 			withDup++
 		}
 	}
-	t.Logf("files with dangling parents: %d, several roots: %d, duplicate ids: %d", withDangling, withMultiRoot, withDup)
+	t.Logf("files with dangling parents: %d, several roots: %d, duplicate ids: %d; %d context messages, %d compacted contexts (%d with firstKeptEntryId on the path)",
+		withDangling, withMultiRoot, withDup, contextMessages, compacted, keptFound)
+	if compacted == 0 || contextMessages == 0 {
+		t.Errorf("the corpus has compactions and messages; contexts found %d compactions, %d messages", compacted, contextMessages)
+	}
 	if withDangling == 0 || withMultiRoot == 0 {
 		t.Errorf("the corpus is known to have dangling parents and several roots; the index found none")
 	}

@@ -92,6 +92,14 @@ func (e *Entry) Parent() string {
 	return *e.ParentID
 }
 
+// Kind returns e's type when it is a known one, and TypeUnknown otherwise.
+func (e *Entry) Kind() string {
+	if e.Known() {
+		return e.Type
+	}
+	return TypeUnknown
+}
+
 // Known reports whether e's type is one this package understands.
 func (e *Entry) Known() bool {
 	for _, t := range KnownTypes {

@@ -14,6 +14,8 @@ type ItemKind uint8
 
 const (
 	// ItemHeader is the session header: the first line that parses, when its type is "session".
+	// jsonl strips a UTF-8 BOM before this test; Item.Line has jsonl.FlagBOM then, and pi's
+	// loader, which does not strip it, would not see a header (spec §2.11).
 	ItemHeader ItemKind = iota
 	// ItemEntry is a JSON object that is not a header: a tree entry (Item.Entry is set).
 	ItemEntry
