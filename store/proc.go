@@ -68,7 +68,7 @@ type Gateway struct {
 }
 
 // Gateways scans /proc for OpenClaw gateway processes (an OpenClaw command line with a
-// "gateway" argument) whose state dir is stateDir or cannot be read (the cautious side). It
+// "gateway" argument, or the openclaw-gateway executable) whose state dir is stateDir or cannot be read (the cautious side). It
 // returns nil where there is no /proc. The cleanup and repair commands refuse to write while
 // one runs.
 func Gateways(stateDir string) ([]Gateway, error) {
@@ -84,7 +84,7 @@ func Gateways(stateDir string) ([]Gateway, error) {
 			continue
 		}
 		argv, err := procCmdline(pid)
-		if err != nil || !LooksLikeOpenClaw(argv) || !hasArg(argv, "gateway") {
+		if err != nil || !LooksLikeOpenClaw(argv) || !(hasArg(argv, "gateway") || filepath.Base(argv[0]) == "openclaw-gateway") {
 			continue
 		}
 		g := Gateway{PID: pid, Args: argv, StateDir: procStateDir(pid)}
