@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/session"
 	"github.com/google/go-cmp/cmp"
 )
@@ -99,11 +100,14 @@ func TestCorpusRoundTrip(t *testing.T) {
 			default:
 				raw = it.Line.Bytes
 			}
+			if it.Line.Has(jsonl.FlagBOM) {
+				out.WriteString("\uFEFF")
+			}
 			out.Write(raw)
-			if it.Line.Has(1 << 1) { // jsonl.FlagCRLF
+			if it.Line.Has(jsonl.FlagCRLF) {
 				out.WriteByte('\r')
 			}
-			if !it.Line.Has(1 << 5) { // jsonl.FlagNoNewline
+			if !it.Line.Has(jsonl.FlagNoNewline) {
 				out.WriteByte('\n')
 			}
 			return nil
