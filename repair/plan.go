@@ -522,9 +522,9 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 // entryAt returns the end of an entry-looking object at c[q:], or -1.
 func (p *planner) entryAt(c []byte, q int) int {
 	sc := &p.sc2
-	*sc = scanner{b: c, collect: true, members: sc.members[:0]}
+	*sc = scanner{b: c, collect: true, members: sc.members[:0], far: q}
 	e := sc.value(q)
-	p.sc.work += sc.work + 1
+	p.sc.work += max(sc.far, e) - q + 1
 	if e < 0 {
 		return -1
 	}

@@ -29,11 +29,15 @@ type scanner struct {
 	collect bool
 	topKey  [2]int
 	work    int // bytes examined, to bound salvage searches
+	far     int // furthest value start reached (a failed scan got at least this far)
 }
 
 // value scans one JSON value starting at i (no leading space) and returns its end, or -1.
 func (s *scanner) value(i int) int {
 	b := s.b
+	if i > s.far {
+		s.far = i
+	}
 	if i >= len(b) {
 		return -1
 	}
