@@ -70,41 +70,77 @@ func (ns *nodes) add(n node) int32 {
 
 func (ns *nodes) at(i int32) *node { return &ns.chunks[i/nodeChunk][i%nodeChunk] }
 
-// idMap maps entry ids to node indices by a 64-bit hash; the rare collision between two
-// different ids goes to a plain map.
+// idMap maps entry ids to node indices: an open-addressing table of 64-bit id hashes
+// (one probe sequence per insert-or-lookup, 12 bytes a slot, nothing for the GC to scan).
+// Two different ids with the same hash go to a plain map.
 type idMap struct {
 	seed  maphash.Seed
-	m     map[uint64]int32
+	hs    []uint64
+	is    []int32 // node index + 1; 0 marks an empty slot
+	n     int
 	other map[string]int32
 }
 
 func newIDMap() *idMap {
-	return &idMap{seed: maphash.MakeSeed(), m: map[uint64]int32{}}
+	return &idMap{seed: maphash.MakeSeed(), hs: make([]uint64, 1024), is: make([]int32, 1024)}
 }
 
-// get returns the node of id; ids reads a node's id for the collision check.
+// slot returns the slot of hash h: the one holding it, or the empty one where it goes.
+func (im *idMap) slot(h uint64) int {
+	mask := len(im.hs) - 1
+	for k := int(h) & mask; ; k = (k + 1) & mask {
+		if im.is[k] == 0 || im.hs[k] == h {
+			return k
+		}
+	}
+}
+
+// get returns the node of id; idOf reads a node's id for the collision check.
 func (im *idMap) get(id []byte, idOf func(int32) []byte) (int32, bool) {
 	h := maphash.Bytes(im.seed, id)
-	i, ok := im.m[h]
-	if !ok {
+	k := im.slot(h)
+	if im.is[k] == 0 {
 		return 0, false
 	}
-	if string(idOf(i)) == string(id) {
+	if i := im.is[k] - 1; string(idOf(i)) == string(id) {
 		return i, true
 	}
 	j, ok := im.other[string(id)]
 	return j, ok
 }
 
-// set maps id to i (the later entry wins, as in pi's index).
-func (im *idMap) set(id []byte, i int32, idOf func(int32) []byte) {
+// set maps id to i (the later entry wins, as in pi's index) and returns the node id had.
+func (im *idMap) set(id []byte, i int32, idOf func(int32) []byte) (prev int32, dup bool) {
 	h := maphash.Bytes(im.seed, id)
-	if j, ok := im.m[h]; ok && string(idOf(j)) != string(id) {
-		if im.other == nil {
-			im.other = map[string]int32{}
+	k := im.slot(h)
+	if im.is[k] != 0 {
+		old := im.is[k] - 1
+		if string(idOf(old)) != string(id) { // a different id with the same hash
+			if im.other == nil {
+				im.other = map[string]int32{}
+			}
+			prev, dup = im.other[string(id)]
+			im.other[string(id)] = i
+			return prev, dup
 		}
-		im.other[string(id)] = i
-		return
+		im.is[k] = i + 1
+		return old, true
 	}
-	im.m[h] = i
+	im.hs[k], im.is[k] = h, i+1
+	im.n++
+	if im.n*2 > len(im.hs) {
+		im.grow()
+	}
+	return 0, false
+}
+
+func (im *idMap) grow() {
+	hs, is := im.hs, im.is
+	im.hs, im.is = make([]uint64, 2*len(hs)), make([]int32, 2*len(is))
+	for k, v := range is {
+		if v != 0 {
+			j := im.slot(hs[k])
+			im.hs[j], im.is[j] = hs[k], v
+		}
+	}
 }

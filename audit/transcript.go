@@ -123,6 +123,23 @@ type scan struct {
 	crlf       int64
 	crlfFirst  int64
 	deliveries map[string]int64 // messageId → delivery time (ms) from gateway logs
+	interned   map[string]sref  // model and tool names: few distinct values, stored once
+	dupIDs     bool             // some id is used twice
+}
+
+// intern stores a short, often repeated string (a model or tool name) once.
+func (s *scan) intern(b []byte) sref {
+	if len(b) == 0 {
+		return sref{}
+	}
+	if r, ok := s.interned[string(b)]; ok {
+		return r
+	}
+	r := s.a.put(b)
+	if len(s.interned) < 4096 {
+		s.interned[string(b)] = r
+	}
+	return r
 }
 
 func (s *scan) str(r sref) string   { return string(s.a.bytes(r)) }
@@ -139,7 +156,7 @@ func CheckTranscript(ctx context.Context, r io.Reader, name string, opts Options
 }
 
 func newScan(ctx context.Context, name string, opts Options) *scan {
-	return &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, ids: newIDMap(), a: arena{cur: -1}}
+	return &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, ids: newIDMap(), a: arena{cur: -1}, interned: map[string]sref{}}
 }
 
 func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
@@ -579,7 +596,7 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	case "custom":
 		if string(v.GetStringBytes("customType")) == "model-snapshot" {
 			n.kind = kindSnapshot
-			n.extra2 = s.a.putString(modelName(str(v, "data", "provider"), str(v, "data", "modelId")))
+			n.extra2 = s.intern([]byte(modelName(str(v, "data", "provider"), str(v, "data", "modelId"))))
 			n.ts = msTime(v.Get("data", "timestamp"))
 		}
 	case "leaf":
@@ -593,11 +610,11 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	}
 	i := s.nodes.add(n)
 	if len(idb) > 0 {
-		if prev, dup := s.lookup(idb); dup {
+		if prev, dup := s.ids.set(s.idOf(i), i, s.idOf); dup {
+			s.dupIDs = true
 			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. Run: clawdoctor repair %s",
 				id, line, s.nd(prev).line, s.name), map[string]any{"firstLine": s.nd(prev).line})
 		}
-		s.ids.set(s.idOf(i), i, s.idOf)
 	}
 }
 
@@ -631,7 +648,7 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 		if trimmed == RetryText {
 			n.flags |= fRetryText
 		}
-		n.extra = s.a.putString(preview(text, 400))
+		n.extra = s.a.putString(preview(text, 240))
 		if trimmed == "" && imgs == 0 && !hasNonTextBlocks(content) {
 			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails. Run: clawdoctor repair %s", id, line, s.name), nil)
 		}
@@ -643,7 +660,7 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 		}
 		provider, model := str(m, "provider"), str(m, "model")
 		modelID := modelName(provider, model)
-		n.extra2 = s.a.putString(modelID)
+		n.extra2 = s.intern([]byte(modelID))
 		if (provider == "openclaw" && (model == "delivery-mirror" || model == "gateway-injected")) ||
 			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
 			n.flags |= fMirror
@@ -713,7 +730,7 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 			n.flags |= fResultErr
 		}
 		tool := m.GetStringBytes("toolName")
-		n.extra2 = s.a.put(tool)
+		n.extra2 = s.intern(tool)
 		if string(tool) == "message" {
 			t, _ := textOf(content)
 			if mid := messageIDRE.FindStringSubmatch(t); mid != nil {

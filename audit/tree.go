@@ -24,7 +24,17 @@ func (s *scan) tree() {
 			roots = append(roots, i)
 			continue
 		}
-		p, ok := s.lookup(s.a.bytes(n.parent))
+		pb := s.a.bytes(n.parent)
+		var p int32
+		var ok bool
+		// appends chain each entry to the one before it: try that before the index
+		// (with duplicate ids the index decides: the later entry wins)
+		if i > 0 && !s.dupIDs && string(s.idOf(i-1)) == string(pb) {
+			p, ok = i-1, true
+		}
+		if !ok {
+			p, ok = s.lookup(pb)
+		}
 		if !ok {
 			id, parent := s.str(n.id), s.str(n.parent)
 			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair %s",

@@ -3,7 +3,9 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -35,6 +37,9 @@ EXAMPLE
 		Action: runAudit,
 	}
 }
+
+// auditMemoryLimit is the soft heap limit of an audit run (peak RSS target: 256 MiB).
+const auditMemoryLimit = 192 << 20
 
 func runAudit(c *cli.Context) error {
 	g, err := globals(c)
@@ -75,6 +80,11 @@ func runAudit(c *cli.Context) error {
 		if g.Agent != "" {
 			paths = []string{filepath.Join(g.StateDir, "agents", g.Agent, "sessions")}
 		}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// the index of a huge transcript is ~100 MB live; keep the heap (and RSS) near that
+		// instead of letting it double before each collection
+		debug.SetMemoryLimit(auditMemoryLimit)
 	}
 	res, err := audit.Run(c.Context, paths, opts, newCounter(c, "audit"))
 	if err != nil && (errors.Is(err, audit.ErrNoInput) || res == nil) {
