@@ -680,8 +680,12 @@ var ErrChanged = errors.New("file changed since it was indexed")
 func (x *Index) ReadEntry(ra io.ReaderAt, i int) (*Entry, error) {
 	nd := &x.nodes[i]
 	buf := make([]byte, nd.size)
-	if _, err := ra.ReadAt(buf, nd.offset); err != nil && !(errors.Is(err, io.EOF) && len(buf) > 0) {
-		return nil, fmt.Errorf("line %d: %w", nd.line, err)
+	n, err := ra.ReadAt(buf, nd.offset)
+	if n < len(buf) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%w: file is shorter", ErrChanged)
+		}
+		return nil, &LineError{Line: nd.line, Err: err}
 	}
 	return x.decodeAt(i, buf)
 }

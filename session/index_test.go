@@ -219,6 +219,9 @@ func TestIndexCompressedAndChanged(t *testing.T) {
 	if _, err := x.ReadEntry(strings.NewReader(changed), 2); !errors.Is(err, session.ErrChanged) {
 		t.Errorf("ReadEntry on a changed file: %v", err)
 	}
+	if _, err := x.ReadEntry(strings.NewReader(treeText[:40]), 2); !errors.Is(err, session.ErrChanged) {
+		t.Errorf("ReadEntry on a truncated file: %v", err)
+	}
 }
 
 func TestScanKinds(t *testing.T) {
