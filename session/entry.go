@@ -280,8 +280,10 @@ type Block struct {
 	Arguments         json.RawMessage `json:"arguments,omitempty"`
 	Input             json.RawMessage `json:"input,omitempty"`
 	ThoughtSignature  string          `json:"thoughtSignature,omitempty"`
-	PartialJSON       string          `json:"partialJson,omitempty"`
-	Raw               json.RawMessage `json:"-"`
+	// ThoughtSignatureAlt is the snake_case spelling some providers' thinking blocks use.
+	ThoughtSignatureAlt string          `json:"thought_signature,omitempty"`
+	PartialJSON         string          `json:"partialJson,omitempty"`
+	Raw                 json.RawMessage `json:"-"`
 }
 
 // UnmarshalJSON decodes a block and keeps its raw bytes. A field of an unexpected type is

@@ -105,7 +105,9 @@ func TestBlockSpellings(t *testing.T) {
 	}{
 		{"text", `{"type":"text","text":"hi","textSignature":"msg_1"}`, false, false, func(b session.Block) bool { return b.Text == "hi" && b.TextSignature == "msg_1" }},
 		{"thinking", `{"type":"thinking","thinking":"hm","thinkingSignature":"c2ln","redacted":true}`, false, false, func(b session.Block) bool { return b.Thinking == "hm" && b.Redacted }},
-		{"thinking signature spelling", `{"type":"thinking","thinking":"","signature":"s"}`, false, false, func(b session.Block) bool { return b.Signature == "s" }},
+		{"thinking signature spelling", `{"type":"thinking","thinking":"","signature":"s"}`, false, false, func(b session.Block) bool { return b.Signature == "s" && b.AnySignature() == "s" }},
+		{"thinking thought_signature spelling", `{"type":"thinking","thinking":"","thought_signature":"ts"}`, false, false, func(b session.Block) bool { return b.AnySignature() == "ts" }},
+		{"toolCall with call_id only", `{"type":"toolCall","call_id":" c9 ","name":"read","arguments":{}}`, true, false, func(b session.Block) bool { return b.AnyID() == "c9" }},
 		{"redacted_thinking", `{"type":"redacted_thinking","data":"enc"}`, false, false, func(b session.Block) bool { return b.Data == "enc" }},
 		{"image", `{"type":"image","data":"iVBOR","mimeType":"image/png"}`, false, false, func(b session.Block) bool { return b.MimeType == "image/png" }},
 		{"toolCall", `{"type":"toolCall","id":"call_1|fc_2","name":"exec","arguments":{"cmd":"ls"},"thoughtSignature":"t"}`, true, true, func(b session.Block) bool { return string(b.Args()) == `{"cmd":"ls"}` && b.ThoughtSignature == "t" }},

@@ -47,6 +47,35 @@ func (b *Block) HasStringText() bool {
 	return ok && len(v) > 0 && v[0] == '"'
 }
 
+// AnySignature returns a thinking block's signature from any of its spellings
+// (thinkingSignature, signature, thought_signature, thoughtSignature; spec §2.6), or "".
+func (b *Block) AnySignature() string {
+	for _, s := range []string{b.ThinkingSignature, b.Signature, b.ThoughtSignatureAlt, b.ThoughtSignature} {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// AnyID returns a tool-call block's id from any of the spellings the newest input check reads
+// (id, call_id, toolCallId, toolUseId, tool_call_id, tool_use_id; spec §4.2), trimmed, or "".
+func (b *Block) AnyID() string {
+	if t := JSTrim(b.ID); t != "" {
+		return t
+	}
+	for _, k := range []string{"call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
+		if v, ok, _ := GetField(b.Raw, k); ok {
+			if s, ok := str(v); ok {
+				if t := JSTrim(string(s)); t != "" {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // Args returns the tool-call arguments: "arguments", or "input" for the legacy spellings.
 func (b *Block) Args() []byte {
 	if len(b.Arguments) > 0 {
