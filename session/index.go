@@ -81,7 +81,8 @@ const (
 	flagBadParent // parentId present but not a string
 	flagSide
 	flagCycle
-	flagDupID // the id is held by several entries
+	flagDupID      // the id is held by several entries
+	flagParentPrev // parentId equals the previous entry's id (not stored again in the arena)
 )
 
 // node is the compact per-entry record: about 48 bytes plus the id bytes in the arena.
@@ -340,7 +341,11 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 	}
 	if f.hasParent && len(f.parent) > 0 {
 		nd.flags |= flagHasParent
-		nd.pid, nd.pidLen, err2 = x.store(f.parent)
+		if k := int32(len(x.nodes)) - 1; k >= 0 && x.nodes[k].flags&flagHasID != 0 && bytes.Equal(x.idOf(k), f.parent) {
+			nd.flags |= flagParentPrev // the usual linear chain: no second copy of the id
+		} else {
+			nd.pid, nd.pidLen, err2 = x.store(f.parent)
+		}
 	}
 	if f.badParent {
 		nd.flags |= flagBadParent
@@ -381,6 +386,9 @@ func (x *Index) idOf(i int32) []byte {
 
 func (x *Index) pidOf(i int32) []byte {
 	nd := &x.nodes[i]
+	if nd.flags&flagParentPrev != 0 {
+		return x.idOf(i - 1)
+	}
 	return x.arena[nd.pid : nd.pid+nd.pidLen]
 }
 
@@ -429,7 +437,7 @@ func (x *Index) finish() {
 			nd.parent = Dangling
 		case nd.flags&flagHasParent != 0:
 			// Fast path: the parent is usually the entry just before, with a unique id.
-			if i > 0 && x.nodes[i-1].flags&(flagHasID|flagDupID) == flagHasID && bytes.Equal(x.idOf(int32(i-1)), x.pidOf(int32(i))) {
+			if nd.flags&flagParentPrev != 0 && x.nodes[i-1].flags&flagDupID == 0 {
 				nd.parent = int32(i - 1)
 				counts[i]++
 			} else if p := x.find(x.pidOf(int32(i))); p >= 0 {
