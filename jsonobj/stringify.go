@@ -101,9 +101,8 @@ func orderMembers(keys [][]byte, scratch *[]uint16) []orderedMember {
 		seen = make(map[string]int, len(keys))
 	}
 	for i, k := range keys {
-		*scratch = decodeUnits(k, (*scratch)[:0])
-		q := appendJSQuoted(nil, *scratch)
-		idx, isIdx := arrayIndex(*scratch)
+		q := appendStringToken(nil, k, scratch)
+		idx, isIdx := arrayIndex(q)
 		j := -1
 		if seen != nil {
 			if p, ok := seen[string(q)]; ok {
