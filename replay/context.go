@@ -9,34 +9,22 @@ import (
 	"github.com/clawdoctor/clawdoctor/session"
 )
 
-// buildContext is pi's buildSessionContext plus convertToLlm (session.BuildContextFrom and
-// session.ConvertToLLM) over the chosen leaf. It returns the messages before hygiene with the
-// entry each came from, the active path as compaction items, and a "context" step.
-func buildContext(ctx context.Context, entries []*session.Entry, name string, o Options) (ContextInfo, []hygiene.Message, []string, hygiene.Step, error) {
+// buildContext is pi's buildSessionContext plus convertToLlm (session.BuildContext and
+// session.ConvertToLLM) over an active path, root first. Entries before the last compaction's
+// kept region may be light (type, id and parent only): pi never emits them. It returns the
+// messages before hygiene with the entry each came from, the path as compaction items, and a
+// "context" step.
+func buildContext(ctx context.Context, path []*session.Entry, name string, o Options) (ContextInfo, []hygiene.Message, []string, hygiene.Step, error) {
 	st := hygiene.Step{Name: "context", Details: []string{}}
-	ci := ContextInfo{FileEntries: len(entries), Roles: map[string]int{}, Warnings: []string{}}
-	var leaf *string
-	if o.Leaf != "" {
-		found := false
-		for _, e := range entries {
-			if e.ID == o.Leaf {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return ci, nil, nil, st, fmt.Errorf("%s: %w %q", name, ErrUnknownLeaf, o.Leaf)
-		}
-		leaf = &o.Leaf
-	}
-	sc := session.BuildContextFrom(entries, leaf)
+	ci := ContextInfo{Roles: map[string]int{}, Warnings: []string{}}
+	sc := session.BuildContext(path)
 	ci.ThinkingLevel, ci.Model, ci.PathEntries = sc.ThinkingLevel, sc.Model, len(sc.Path)
 	if len(sc.Path) == 0 {
 		st.Details = append(st.Details, "no entries: the context is empty")
 		return ci, nil, nil, st, nil
 	}
 	ci.Leaf = sc.Path[len(sc.Path)-1].ID
-	st.Details = append(st.Details, fmt.Sprintf("leaf %s, path of %d of %d entries", ci.Leaf, len(sc.Path), len(entries)))
+	st.Details = append(st.Details, fmt.Sprintf("leaf %s, path of %d entries", ci.Leaf, len(sc.Path)))
 	if p := sc.Path[0].Parent(); p != "" {
 		w := fmt.Sprintf("%s: the path stops at %s: its parent %q is not in the file, so older history is not sent", name, sc.Path[0].ID, p)
 		ci.Warnings = append(ci.Warnings, w)
@@ -60,7 +48,9 @@ func buildContext(ctx context.Context, entries []*session.Entry, name string, o 
 		}
 		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryMillis(e.Timestamp), FirstKeptID: e.FirstKeptEntryID}
 		var js []byte
-		if e.Type == session.TypeMessage {
+		if e.Raw == nil {
+			// a light stand-in for an entry pi never emits
+		} else if e.Type == session.TypeMessage {
 			raw, ok, _ := session.GetField(e.Raw, "message")
 			if ok && len(raw) > 0 && raw[0] == '{' {
 				js = raw

@@ -185,6 +185,22 @@ func TestCorpusGolden(t *testing.T) {
 				}
 				fmt.Fprintf(&out, "== %s %s/%s %s\n", tg.name, tg.provider, tg.model, tg.api)
 				out.WriteString(Shape(res))
+				if tg.name == "anthropic" {
+					// the index-based file path (light entries before the kept region) and the
+					// all-in-memory path must agree
+					f, err := os.Open(filepath.Join(dir, rel))
+					if err != nil {
+						t.Fatal(err)
+					}
+					mem, err := replay.Run(context.Background(), f, filepath.Join(dir, rel), options(tg))
+					f.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if a, b := Shape(res), Shape(mem); a != b {
+						t.Errorf("RunFile and Run differ:\n%s", cmp.Diff(a, b))
+					}
+				}
 			}
 			golden(t, filepath.Join("testdata", "corpus", key+".golden"), out.Bytes())
 		})

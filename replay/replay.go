@@ -125,30 +125,158 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 	return Entries(ctx, entries, warnings, name, o)
 }
 
-// RunFile replays the transcript at path (plain, gzip or zstd).
+// RunFile replays the transcript at path (plain, gzip or zstd). It indexes the file first and
+// reads only the entries the replay needs: the active path from the last compaction's kept
+// region on, and the few older state entries (model, thinking level) pi reads, so memory
+// follows the context, not the file.
 func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
-	f, err := jsonl.Open(path, nil)
+	idx, err := session.IndexFile(ctx, path, session.IndexOptions{}, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return Run(ctx, f, path, o)
+	var warnings []string
+	for _, p := range idx.Problems() {
+		warnings = append(warnings, fmt.Sprintf("%s:%d: %s line (skipped, as pi does)", path, p.Line, p.Kind))
+	}
+	var pathIdx []int
+	if o.Leaf != "" {
+		i, ok := idx.Lookup(o.Leaf)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w %q", path, ErrUnknownLeaf, o.Leaf)
+		}
+		pathIdx = idx.Path(i)
+	} else {
+		pathIdx = idx.ActivePath()
+	}
+	entries, err := readPath(ctx, idx, path, pathIdx)
+	if err != nil {
+		return nil, err
+	}
+	return fromPath(ctx, entries, idx.Len(), warnings, path, o)
+}
+
+// readPath loads the path entries a replay needs in full and stands in light entries (type,
+// id, parent) for the rest.
+func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int) ([]*session.Entry, error) {
+	entries := make([]*session.Entry, len(pathIdx))
+	for k, i := range pathIdx {
+		n := idx.Node(i)
+		var parent *string
+		if n.ParentID != "" {
+			p := n.ParentID
+			parent = &p
+		}
+		entries[k] = &session.Entry{Type: n.Type, ID: n.ID, ParentID: parent}
+	}
+	load := func(ks []int) error {
+		if len(ks) == 0 {
+			return nil
+		}
+		want := make([]int, len(ks))
+		pos := make(map[int]int, len(ks))
+		for j, k := range ks {
+			want[j] = pathIdx[k]
+			pos[pathIdx[k]] = k
+		}
+		f, err := jsonl.Open(path, nil)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		err = idx.StreamEntries(ctx, f, want, func(i int, e *session.Entry) error {
+			entries[pos[i]] = e
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	// 1. the compactions on the path, to find the last one and its kept region
+	var comps []int
+	for k, i := range pathIdx {
+		if idx.Node(i).Type == session.TypeCompaction {
+			comps = append(comps, k)
+		}
+	}
+	if err := load(comps); err != nil {
+		return nil, err
+	}
+	from := 0
+	if len(comps) > 0 {
+		last := comps[len(comps)-1]
+		from = last
+		for k := 0; k < last; k++ {
+			if entries[k].ID == entries[last].FirstKeptEntryID {
+				from = k
+				break
+			}
+		}
+	}
+	// 2. everything from there, plus the last model and thinking-level setters before it
+	var need []int
+	model, thinking := false, false
+	for k := from - 1; k >= 0 && !(model && thinking); k-- {
+		n := idx.Node(pathIdx[k])
+		switch {
+		case !thinking && n.Type == session.TypeThinkingLevelChange:
+			thinking = true
+			need = append(need, k)
+		case !model && (n.Type == session.TypeModelChange || (n.Type == session.TypeMessage && n.Role == session.RoleAssistant)):
+			model = true
+			need = append(need, k)
+		}
+	}
+	for k := from; k < len(pathIdx); k++ {
+		if entries[k].Raw == nil {
+			need = append(need, k)
+		}
+	}
+	if err := load(need); err != nil {
+		return nil, err
+	}
+	return entries, nil
 }
 
 // Entries replays already loaded entries (file order).
 func Entries(ctx context.Context, entries []*session.Entry, warnings []string, name string, o Options) (*Result, error) {
+	var leaf *string
+	if o.Leaf != "" {
+		found := false
+		for _, e := range entries {
+			if e.ID == o.Leaf {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%s: %w %q", name, ErrUnknownLeaf, o.Leaf)
+		}
+		leaf = &o.Leaf
+	}
+	path := session.BuildContextFrom(entries, leaf).Path
+	return fromPath(ctx, path, len(entries), warnings, name, o)
+}
+
+// fromPath replays an active path (root first). warnings are the lines of the file that are
+// not entries.
+func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warnings []string, name string, o Options) (*Result, error) {
 	res := &Result{File: name, Provider: o.Provider, Model: o.Model, API: o.API}
 	if res.API == "" {
 		res.API, res.APIGuessed = hygiene.DefaultAPI(o.Provider), true
 	}
 	res.Policy = hygiene.Resolve(o.Provider, res.API, o.Model, o.Era)
 
-	ci, msgs, refs, ctxStep, err := buildContext(ctx, entries, name, o)
+	ci, msgs, refs, ctxStep, err := buildContext(ctx, path, name, o)
 	if err != nil {
 		return nil, err
 	}
-	ci.Warnings = append(warnings, ci.Warnings...)
+	ci.FileEntries = fileEntries
 	ci.SkippedLines = len(warnings)
+	ci.Warnings = append(warnings, ci.Warnings...)
+	if ci.Warnings == nil {
+		ci.Warnings = []string{}
+	}
 	res.Context = ci
 	usage := hygiene.UsageOptions{SummaryIndex: -1}
 	if ci.Compaction != "" {
