@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/jsonl/internal/linegen"
@@ -43,6 +42,7 @@ func BenchmarkValid(b *testing.B) {
 	}{{"jsonl", jsonl.Valid}, {"encoding_json", json.Valid}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(benchInput(b))))
+			stop := cpuMeter(b)
 			for b.Loop() {
 				for _, l := range lines {
 					if !c.f(l) {
@@ -50,6 +50,7 @@ func BenchmarkValid(b *testing.B) {
 					}
 				}
 			}
+			stop(int64(len(benchInput(b))))
 		})
 	}
 }
@@ -58,6 +59,7 @@ func BenchmarkValid(b *testing.B) {
 func BenchmarkReader(b *testing.B) {
 	data := benchInput(b)
 	b.SetBytes(int64(len(data)))
+	stop := cpuMeter(b)
 	for b.Loop() {
 		r := jsonl.NewReader(bytes.NewReader(data), jsonl.Options{})
 		for {
@@ -68,6 +70,7 @@ func BenchmarkReader(b *testing.B) {
 			}
 		}
 	}
+	stop(int64(len(data)))
 }
 
 // BenchmarkValidate is the whole pipeline (read, classify, validate) inline and on workers.
@@ -76,6 +79,10 @@ func BenchmarkValidate(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(map[int]string{1: "inline", 2: "workers2"}[w], func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
+			if w == 1 {
+				stop := cpuMeter(b)
+				defer stop(int64(len(data)))
+			}
 			for b.Loop() {
 				s, err := jsonl.Validate(context.Background(), bytes.NewReader(data), "bench", jsonl.ValidateOptions{Workers: w})
 				if err != nil || s.BadLines != 0 {
@@ -86,27 +93,39 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
-// BenchmarkClassify compares the one-pass Classify with the three stdlib scans it replaces.
+// BenchmarkClassify is the per-line anomaly scan (CR, NUL, UTF-8, blank).
 func BenchmarkClassify(b *testing.B) {
 	lines := benchLines(b)
-	b.Run("jsonl", func(b *testing.B) {
-		b.SetBytes(int64(len(benchInput(b))))
-		for b.Loop() {
-			for _, l := range lines {
-				if jsonl.Classify(l) != 0 {
-					b.Fatal("flagged")
-				}
+	b.SetBytes(int64(len(benchInput(b))))
+	stop := cpuMeter(b)
+	for b.Loop() {
+		for _, l := range lines {
+			if jsonl.Classify(l) != 0 {
+				b.Fatal("flagged")
 			}
 		}
-	})
-	b.Run("stdlib", func(b *testing.B) {
-		b.SetBytes(int64(len(benchInput(b))))
-		for b.Loop() {
-			for _, l := range lines {
-				if !utf8.Valid(l) || bytes.IndexByte(l, 0) >= 0 || bytes.IndexByte(l, '\r') >= 0 {
-					b.Fatal("flagged")
+	}
+	stop(int64(len(benchInput(b))))
+}
+
+// BenchmarkValidImage is one tool-result line carrying a 256 KiB base64 screenshot: the
+// long-string path of the scanner.
+func BenchmarkValidImage(b *testing.B) {
+	raw := bytes.Repeat([]byte("iVBORw0KGgoAAAANSUhEUgAAB4AAAAQ4CAIAAABnsVYUAAAgAElEQVR4nOzd"), 256<<10/56)
+	line := []byte(`{"type":"message","message":{"role":"toolResult","content":[{"type":"image","data":"` + string(raw) + `"}]}}`)
+	for _, c := range []struct {
+		name string
+		f    func([]byte) bool
+	}{{"jsonl", jsonl.Valid}, {"encoding_json", json.Valid}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			stop := cpuMeter(b)
+			for b.Loop() {
+				if !c.f(line) {
+					b.Fatal("valid line rejected")
 				}
 			}
-		}
-	})
+			stop(int64(len(line)))
+		})
+	}
 }

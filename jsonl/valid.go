@@ -238,16 +238,18 @@ const (
 
 // special has the high bit set in the byte of x that is a '"', a '\\' or a control character
 // (< 0x20); the lowest set bit marks the first such byte exactly (later ones may be false
-// positives, which the caller never looks at).
+// positives, which the caller never looks at). x^0x02 maps '"' to 0x20 and keeps control bytes
+// below 0x20, so one "less than 0x21" test finds both; a zero-byte test finds the backslash.
 func special(x uint64) uint64 {
-	q := x ^ (lsb * '"')
+	y := x ^ (lsb * 0x02)
 	s := x ^ (lsb * '\\')
-	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - lsb*0x20) &^ x)) & msb
+	return ((y-lsb*0x21)&^y | (s-lsb)&^s) & msb
 }
 
 // scanString scans string contents from i (just after the opening quote) and returns the
 // offset after the closing quote. Short strings are scanned two words at a time; once a string
-// runs past 64 bytes it is skipped by skipLong.
+// runs past 1 KiB without an escape it is skipped by skipLong (measured: a lower threshold slows
+// text with frequent escapes, a higher one loses the gain on base64 images).
 func scanString(b []byte, i int) (int, string) {
 	n := len(b)
 	for {
@@ -264,7 +266,7 @@ func scanString(b []byte, i int) (int, string) {
 				goto found
 			}
 			i += 16
-			if run++; run == 4 {
+			if run++; run == 64 {
 				i = skipLong(b, i)
 				goto found
 			}
