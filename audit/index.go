@@ -32,7 +32,12 @@ func (a *arena) put(b []byte) sref {
 		return sref{chunk: uint32(len(a.chunks) - 1), n: uint32(len(b))}
 	}
 	if len(a.chunks) == 0 || a.cur < 0 || len(a.chunks[a.cur])+len(b) > cap(a.chunks[a.cur]) {
-		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
+		// chunks start small (most transcripts are small) and double up to arenaChunk
+		size := 16 << 10
+		if a.cur >= 0 && len(a.chunks) > 0 {
+			size = min(2*cap(a.chunks[a.cur]), arenaChunk)
+		}
+		a.chunks = append(a.chunks, make([]byte, 0, max(size, len(b))))
 		a.cur = len(a.chunks) - 1
 	}
 	c := a.chunks[a.cur]
@@ -60,7 +65,11 @@ type nodes struct {
 
 func (ns *nodes) add(n node) int32 {
 	if ns.n%nodeChunk == 0 {
-		ns.chunks = append(ns.chunks, make([]node, 0, nodeChunk))
+		c := nodeChunk
+		if ns.n == 0 {
+			c = 64 // the first chunk grows by append; small files stay small
+		}
+		ns.chunks = append(ns.chunks, make([]node, 0, c))
 	}
 	k := len(ns.chunks) - 1
 	ns.chunks[k] = append(ns.chunks[k], n)

@@ -173,6 +173,10 @@ func checkFile(ctx context.Context, path string, opts Options, deliveries map[st
 	}
 	defer f.Close()
 	s := newScan(ctx, path, opts)
+	s.sizeHint = f.Size
+	if f.Compression != jsonl.Plain {
+		s.sizeHint *= 8
+	}
 	if len(deliveries) > 0 {
 		s.deliveries = deliveries
 	}

@@ -125,6 +125,7 @@ type scan struct {
 	deliveries map[string]int64 // messageId → delivery time (ms) from gateway logs
 	interned   map[string]sref  // model and tool names: few distinct values, stored once
 	dupIDs     bool             // some id is used twice
+	sizeHint   int64            // bytes expected, for buffer sizes; 0 unknown
 }
 
 // intern stores a short, often repeated string (a model or tool name) once.
@@ -205,15 +206,21 @@ type batch struct {
 const batchBytes = 4 << 20
 
 // readBatches reads r in a goroutine and sends batches of lines; free returns used batches.
-func readBatches(r io.Reader, maxLine int, out chan<- *batch, free chan *batch, done <-chan struct{}) {
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine})
+// sizeHint (the stream size, 0 unknown) keeps buffers small for small files.
+func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, free chan *batch, done <-chan struct{}) {
+	bufSize, batchCap := 256<<10, 256<<10 // unknown size: start modest, batches grow by append
+	if sizeHint > 0 {
+		bufSize = int(min(max(sizeHint, 4<<10), 1<<20))
+		batchCap = int(min(max(sizeHint/2, 4<<10), batchBytes))
+	}
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine, BufferSize: bufSize})
 	get := func() *batch {
 		select {
 		case b := <-free:
 			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 			return b
 		default:
-			return &batch{buf: make([]byte, 0, batchBytes)}
+			return &batch{buf: make([]byte, 0, batchCap)}
 		}
 	}
 	b := get()
@@ -252,7 +259,7 @@ func (s *scan) read(r io.Reader) error {
 	free := make(chan *batch, 3)
 	done := make(chan struct{})
 	defer close(done)
-	go readBatches(r, s.opts.MaxLine, out, free, done)
+	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, free, done)
 	for b := range out {
 		for i := range b.lines {
 			s.line(&b.lines[i])
