@@ -100,6 +100,29 @@ type node struct {
 	flags  uint8
 }
 
+// nodeList stores nodes in fixed-size chunks: growing it never copies what is there, so the
+// peak memory of a big index is not twice its size, and there is no append slack to speak of.
+type nodeList struct {
+	chunks [][]node
+	n      int
+}
+
+const chunkBits = 14
+
+func (l *nodeList) at(i int32) *node { return &l.chunks[i>>chunkBits][i&(1<<chunkBits-1)] }
+
+func (l *nodeList) add(nd node) {
+	switch {
+	case len(l.chunks) == 0: // the first chunk grows from small, for small files
+		l.chunks = append(l.chunks, make([]node, 0, 16))
+	case l.n>>chunkBits == len(l.chunks):
+		l.chunks = append(l.chunks, make([]node, 0, 1<<chunkBits))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, nd)
+	l.n++
+}
+
 type leafRow struct {
 	target, appendParent        string
 	targetNull, hasAppendParent bool
@@ -111,7 +134,7 @@ type leafRow struct {
 // with their size. Entries themselves are loaded on demand with ReadEntry (seeking) or
 // StreamEntries (one pass, for compressed files).
 type Index struct {
-	nodes    []node
+	nodes    nodeList
 	arena    []byte
 	types    []string
 	roles    []string
@@ -320,7 +343,7 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 	if l.Size > math.MaxUint32 {
 		return fmt.Errorf("line of %d bytes is too long to index", l.Size)
 	}
-	if len(x.nodes) >= math.MaxInt32-1 {
+	if x.nodes.n >= math.MaxInt32-1 {
 		return errors.New("too many entries to index")
 	}
 	nd := node{offset: l.Offset, line: l.Num, size: uint32(l.Size), parent: NoParent}
@@ -341,7 +364,7 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 	}
 	if f.hasParent && len(f.parent) > 0 {
 		nd.flags |= flagHasParent
-		if k := int32(len(x.nodes)) - 1; k >= 0 && x.nodes[k].flags&flagHasID != 0 && bytes.Equal(x.idOf(k), f.parent) {
+		if k := int32(x.nodes.n) - 1; k >= 0 && x.nodes.at(k).flags&flagHasID != 0 && bytes.Equal(x.idOf(k), f.parent) {
 			nd.flags |= flagParentPrev // the usual linear chain: no second copy of the id
 		} else {
 			nd.pid, nd.pidLen, err2 = x.store(f.parent)
@@ -360,13 +383,13 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 		if x.leafRows == nil {
 			x.leafRows = map[int32]leafRow{}
 		}
-		x.leafRows[int32(len(x.nodes))] = leafRow{
+		x.leafRows[int32(x.nodes.n)] = leafRow{
 			target: string(f.target), targetNull: !f.hasTarget,
 			appendParent: string(f.appendParent), hasAppendParent: f.hasAppendParent,
 			appendParentNull: f.appendParentNull,
 		}
 	}
-	x.nodes = append(x.nodes, nd)
+	x.nodes.add(nd)
 	return nil
 }
 
@@ -380,12 +403,12 @@ func (x *Index) store(s []byte) (off, n uint32, err error) {
 }
 
 func (x *Index) idOf(i int32) []byte {
-	nd := &x.nodes[i]
+	nd := x.nodes.at(i)
 	return x.arena[nd.id : nd.id+nd.idLen]
 }
 
 func (x *Index) pidOf(i int32) []byte {
-	nd := &x.nodes[i]
+	nd := x.nodes.at(i)
 	if nd.flags&flagParentPrev != 0 {
 		return x.idOf(i - 1)
 	}
@@ -410,9 +433,9 @@ func (x *Index) find(id []byte) int32 {
 }
 
 func (x *Index) finish() {
-	n := len(x.nodes)
-	for i := range x.nodes {
-		if x.nodes[i].flags&flagHasID != 0 {
+	n := x.nodes.n
+	for i := range x.nodes.n {
+		if x.nodes.at(int32(i)).flags&flagHasID != 0 {
 			x.byID = append(x.byID, int32(i))
 		}
 	}
@@ -425,19 +448,19 @@ func (x *Index) finish() {
 
 	for k := 1; k < len(x.byID); k++ {
 		if bytes.Equal(x.idOf(x.byID[k-1]), x.idOf(x.byID[k])) {
-			x.nodes[x.byID[k-1]].flags |= flagDupID
-			x.nodes[x.byID[k]].flags |= flagDupID
+			x.nodes.at(x.byID[k-1]).flags |= flagDupID
+			x.nodes.at(x.byID[k]).flags |= flagDupID
 		}
 	}
 	counts := make([]int32, n+1)
-	for i := range x.nodes {
-		nd := &x.nodes[i]
+	for i := range x.nodes.n {
+		nd := x.nodes.at(int32(i))
 		switch {
 		case nd.flags&flagBadParent != 0:
 			nd.parent = Dangling
 		case nd.flags&flagHasParent != 0:
 			// Fast path: the parent is usually the entry just before, with a unique id.
-			if nd.flags&flagParentPrev != 0 && x.nodes[i-1].flags&flagDupID == 0 {
+			if nd.flags&flagParentPrev != 0 && x.nodes.at(int32(i-1)).flags&flagDupID == 0 {
 				nd.parent = int32(i - 1)
 				counts[i]++
 			} else if p := x.find(x.pidOf(int32(i))); p >= 0 {
@@ -460,8 +483,8 @@ func (x *Index) finish() {
 	x.childPos = counts
 	x.children = make([]int32, counts[n])
 	fill := make([]int32, n)
-	for i := range x.nodes {
-		if p := x.nodes[i].parent; p >= 0 {
+	for i := range x.nodes.n {
+		if p := x.nodes.at(int32(i)).parent; p >= 0 {
 			x.children[counts[p]+fill[p]] = int32(i)
 			fill[p]++
 		}
@@ -478,19 +501,19 @@ func (x *Index) finish() {
 // markCycles flags the entries whose parent chain loops. Each entry has at most one parent,
 // so following parents from any entry either ends or enters exactly one cycle.
 func (x *Index) markCycles() {
-	state := make([]uint8, len(x.nodes)) // 0 new, 1 on the current walk, 2 done
+	state := make([]uint8, x.nodes.n) // 0 new, 1 on the current walk, 2 done
 	var walk []int32
-	for s := range x.nodes {
+	for s := range x.nodes.n {
 		walk = walk[:0]
 		i := int32(s)
 		for i >= 0 && state[i] == 0 {
 			state[i] = 1
 			walk = append(walk, i)
-			i = x.nodes[i].parent
+			i = x.nodes.at(int32(i)).parent
 		}
 		if i >= 0 && state[i] == 1 { // came back to this walk: i..end of walk is a cycle
 			for k := len(walk) - 1; k >= 0; k-- {
-				x.nodes[walk[k]].flags |= flagCycle
+				x.nodes.at(walk[k]).flags |= flagCycle
 				x.cycles = append(x.cycles, walk[k])
 				if walk[k] == i {
 					break
@@ -518,8 +541,8 @@ func (x *Index) agentCore() {
 		}
 		return x.find([]byte(id))
 	}
-	for i := range x.nodes {
-		nd := &x.nodes[i]
+	for i := range x.nodes.n {
+		nd := x.nodes.at(int32(i))
 		if lr, ok := x.leafRows[int32(i)]; ok && nd.typ == knownTypeCodes[TypeLeaf] {
 			visible = resolve(lr.target, lr.targetNull)
 			if lr.hasAppendParent {
@@ -545,11 +568,11 @@ func (x *Index) agentCore() {
 }
 
 // Len returns the number of entries (the header and bad lines excluded).
-func (x *Index) Len() int { return len(x.nodes) }
+func (x *Index) Len() int { return x.nodes.n }
 
 // Node returns what the index knows about entry i.
 func (x *Index) Node(i int) Node {
-	nd := &x.nodes[i]
+	nd := x.nodes.at(int32(i))
 	n := Node{
 		Index: i, Line: nd.line, Offset: nd.offset, Size: int64(nd.size),
 		HasID: nd.flags&flagHasID != 0, Parent: int(nd.parent),
@@ -615,7 +638,7 @@ func (x *Index) ActivePath() []int {
 
 // parentOf is the parent used by path walks under the index's rule.
 func (x *Index) parentOf(i int32) int32 {
-	p := x.nodes[i].parent
+	p := x.nodes.at(int32(i)).parent
 	if x.rule != LeafAgentCore {
 		return p
 	}
@@ -623,7 +646,7 @@ func (x *Index) parentOf(i int32) int32 {
 		p = lp
 	}
 	leafCode := knownTypeCodes[TypeLeaf]
-	for steps := 0; p >= 0 && x.nodes[p].typ == leafCode && steps <= len(x.nodes); steps++ {
+	for steps := 0; p >= 0 && x.nodes.at(p).typ == leafCode && steps <= x.nodes.n; steps++ {
 		lr := x.leafRows[p]
 		if lr.targetNull || lr.target == "" {
 			return NoParent
@@ -640,7 +663,7 @@ func (x *Index) Path(i int) []int {
 	var rev []int
 	var seen map[int32]bool // only needed on cycles
 	for cur := int32(i); cur >= 0; cur = x.parentOf(cur) {
-		if x.nodes[cur].flags&flagCycle != 0 || x.rule == LeafAgentCore {
+		if x.nodes.at(cur).flags&flagCycle != 0 || x.rule == LeafAgentCore {
 			if seen == nil {
 				seen = map[int32]bool{}
 			}
@@ -686,7 +709,7 @@ var ErrChanged = errors.New("file changed since it was indexed")
 
 // ReadEntry reads and decodes entry i from ra (the plain file the index was built from).
 func (x *Index) ReadEntry(ra io.ReaderAt, i int) (*Entry, error) {
-	nd := &x.nodes[i]
+	nd := x.nodes.at(int32(i))
 	buf := make([]byte, nd.size)
 	n, err := ra.ReadAt(buf, nd.offset)
 	if n < len(buf) {
@@ -699,7 +722,7 @@ func (x *Index) ReadEntry(ra io.ReaderAt, i int) (*Entry, error) {
 }
 
 func (x *Index) decodeAt(i int, buf []byte) (*Entry, error) {
-	nd := &x.nodes[i]
+	nd := x.nodes.at(int32(i))
 	buf = bytes.TrimSuffix(buf, []byte("\n"))
 	buf = bytes.TrimSuffix(buf, []byte("\r"))
 	if nd.line == 1 {
@@ -737,7 +760,7 @@ func (x *Index) StreamEntries(ctx context.Context, r io.Reader, want []int, fn f
 	sorted = slices.Compact(sorted)
 	maxLine := 1
 	for _, i := range sorted {
-		maxLine = max(maxLine, int(x.nodes[i].size))
+		maxLine = max(maxLine, int(x.nodes.at(int32(i)).size))
 	}
 	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine})
 	k := 0
@@ -749,14 +772,14 @@ func (x *Index) StreamEntries(ctx context.Context, r io.Reader, want []int, fn f
 		}
 		l, err := rd.Next()
 		if err == io.EOF {
-			return &LineError{Line: x.nodes[sorted[k]].line, Err: fmt.Errorf("%w: stream ended early", ErrChanged)}
+			return &LineError{Line: x.nodes.at(int32(sorted[k])).line, Err: fmt.Errorf("%w: stream ended early", ErrChanged)}
 		}
 		if err != nil {
 			return err
 		}
-		for k < len(sorted) && x.nodes[sorted[k]].line == l.Num {
+		for k < len(sorted) && x.nodes.at(int32(sorted[k])).line == l.Num {
 			i := sorted[k]
-			if x.nodes[i].offset != l.Offset {
+			if x.nodes.at(int32(i)).offset != l.Offset {
 				return &LineError{Line: l.Num, Err: ErrChanged}
 			}
 			e, err := x.decodeAt(i, l.Bytes)
