@@ -158,7 +158,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 			if sf != "" && (reWindowsPath(sf) || !filepath.IsAbs(sf)) && t.Path != "" && !t.Outside && exists(t.Path) {
 				norm := t.Path
 				out = append(out, rowProblem(st, a, key, "store.legacy-session-file",
-					fmt.Sprintf("sessionFile %q is a %s path; OpenClaw on this host resolves it only by fallback", sf, pathStyle(sf)),
+					sessionFileMessage(sf),
 					"set sessionFile to "+norm, func(e *store.Entry) error { return e.Obj.SetValue("sessionFile", norm) }))
 			}
 			// A generated sessionFile naming another session's transcript while the right one exists.
@@ -212,11 +212,11 @@ func storeEdit(a *agentState, key string, edit func(*store.Entry) error) func(*B
 	}
 }
 
-func pathStyle(s string) string {
-	if reWindowsPath(s) {
-		return "Windows"
+func sessionFileMessage(sf string) string {
+	if reWindowsPath(sf) {
+		return fmt.Sprintf("sessionFile %q is a Windows path: on this POSIX host it is not absolute, so OpenClaw cannot use it and only finds the transcript by its fallback name", sf)
 	}
-	return "relative"
+	return fmt.Sprintf("sessionFile %q is relative: the gateway writes absolute paths, and tools that resolve it against their working directory miss the transcript", sf)
 }
 
 // headerMillis reads the header timestamp of a transcript as epoch ms.
