@@ -1,14 +1,215 @@
 package commands
 
-import "github.com/urfave/cli/v2"
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/report"
+	"github.com/clawdoctor/clawdoctor/retention"
+)
 
 func cleanupCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "cleanup",
-		Usage:     "OpenClaw-exact retention and disk budgets, dry-run or enforce",
-		ArgsUsage: "[PATH...]",
-		Description: `EXAMPLE
-  clawdoctor cleanup --dry-run --all-agents` + exitStatusHelp,
-		Action: notYet("cleanup"),
+		Name:  "cleanup",
+		Usage: "OpenClaw-exact retention and disk budgets, dry-run or enforce",
+		Description: `Plans session maintenance exactly as 'openclaw sessions cleanup' does (fix-missing,
+stale prune by updatedAt, cap to maxEntries, archive removed transcripts as .deleted.<ts>,
+archive retention, disk budget tiers, unreferenced-artifact sweep) with a reason for every
+decision. Settings come from openclaw.json (session.maintenance); flags override them.
+Without --dry-run the plan is applied: sessions.json is backed up and rewritten atomically,
+files are archived or deleted only inside the sessions dir, never through symlinks, and
+nothing is written while a gateway holds the store (unless --force).
+
+EXAMPLE
+  clawdoctor cleanup --dry-run --all-agents
+  clawdoctor cleanup --dry-run --json --max-disk-bytes 500mb --explain` + exitStatusHelp,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only print the plan"},
+			&cli.BoolFlag{Name: "enforce", Usage: "use mode enforce whatever session.maintenance.mode says"},
+			&cli.BoolFlag{Name: "explain", Usage: "say why each entry and file is kept or removed"},
+			&cli.StringFlag{Name: "store", Usage: "sessions.json to clean (attributed to the default agent)", TakesFile: true},
+			&cli.StringFlag{Name: "config", Usage: "openclaw.json (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
+			&cli.StringFlag{Name: "active-key", Usage: "session key to preserve (the active session)"},
+			&cli.BoolFlag{Name: "fix-missing", Usage: "remove entries whose transcript is missing or has no messages"},
+			&cli.BoolFlag{Name: "fix-dm-scope", Usage: "retire direct-message rows when session.dmScope is main"},
+			&cli.StringFlag{Name: "prune-after", Usage: "override pruneAfter (duration, default unit d: 30d, 12h)"},
+			&cli.StringFlag{Name: "max-entries", Usage: "override maxEntries"},
+			&cli.StringFlag{Name: "max-disk-bytes", Usage: "override maxDiskBytes (size: 500mb, 1gb)"},
+			&cli.StringFlag{Name: "high-water-bytes", Usage: "override highWaterBytes (default 80% of maxDiskBytes)"},
+			&cli.StringFlag{Name: "reset-archive-retention", Usage: "override resetArchiveRetention (duration, or false)"},
+			&cli.BoolFlag{Name: "prune-model-runs", Usage: "also prune gateway model-run probes older than 24h (older builds)"},
+			&cli.BoolFlag{Name: "cron-runs", Usage: "also apply cron.sessionRetention to isolated cron run rows"},
+			&cli.BoolFlag{Name: "force", Usage: "write even when a gateway seems to hold the store"},
+		},
+		Action: runCleanup,
 	}
+}
+
+type cleanupTarget struct{ agent, store string }
+
+func runCleanup(c *cli.Context) error {
+	g, err := globals(c)
+	if err != nil {
+		return err
+	}
+	if c.String("store") != "" && (g.Agent != "" || g.AllAgents) {
+		return &usageError{msg: "--store cannot be combined with --agent or --all-agents",
+			hint: "clawdoctor cleanup --dry-run --store ~/.openclaw/agents/main/sessions/sessions.json"}
+	}
+	if c.Args().Len() > 0 {
+		return &usageError{msg: "cleanup takes no arguments", hint: "clawdoctor cleanup --dry-run --store PATH"}
+	}
+	cfg, err := config.Load(config.Find(c.String("config"), g.StateDir, os.Getenv))
+	if err != nil {
+		return err
+	}
+	settings, err := retention.Resolve(cfg.Session.Maintenance, cfg.Cron, retention.Overrides{
+		PruneAfter: c.String("prune-after"), MaxEntries: c.String("max-entries"),
+		MaxDiskBytes: c.String("max-disk-bytes"), HighWaterBytes: c.String("high-water-bytes"),
+		ResetArchiveRetention: c.String("reset-archive-retention"),
+	})
+	if err != nil {
+		return &usageError{msg: err.Error(), hint: "durations like 30d or 12h, sizes like 500mb or 1gb"}
+	}
+	targets, err := cleanupTargets(c, g, cfg)
+	if err != nil {
+		return err
+	}
+	opt := retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
+		ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
+		ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs")}
+	var results []report.CleanupStore
+	code := exitClean
+	for _, t := range targets {
+		res, rc, err := cleanupOne(c, t, cfg, opt)
+		if err != nil {
+			if len(targets) == 1 {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
+			code = max(code, exitPartial)
+			continue
+		}
+		results = append(results, res)
+		code = max(code, rc)
+	}
+	format := report.Text
+	if g.JSON {
+		format = report.JSON
+	}
+	if len(results) > 0 {
+		if err := report.Cleanup(c.App.Writer, results, format, c.Bool("explain")); err != nil {
+			return err
+		}
+	}
+	return status(code)
+}
+
+func cleanupOne(c *cli.Context, t cleanupTarget, cfg *config.Config, opt retention.Options) (report.CleanupStore, int, error) {
+	res := report.CleanupStore{Now: opt.Now}
+	l, err := retention.Gather(c.Context, t.store, t.agent)
+	if err != nil {
+		return res, 0, err
+	}
+	l.Input.DMScope = cfg.Session.DMScope
+	p := retention.Make(&l.Input, opt)
+	res.Plan = p
+	if len(l.Dropped) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d rows a current gateway drops on load (not objects or unsafe sessionId) are left in place: %s", len(l.Dropped), strings.Join(l.Dropped, ", ")))
+	}
+	code := exitClean
+	if p.Changes() {
+		code = exitFindings
+	}
+	if opt.DryRun {
+		return res, code, nil
+	}
+	if !p.Changes() {
+		res.Applied = &retention.Applied{AppliedCount: len(l.Input.Entries)}
+		return res, code, nil
+	}
+	if where, ok := retention.SQLiteEra(l.SessionsDir); ok {
+		res.Refused = fmt.Sprintf("%v (%s)", retention.ErrSQLiteEra, where)
+		return res, exitPartial, nil
+	}
+	if !c.Bool("force") {
+		if locks := retention.LiveLocks(l.SessionsDir, opt.Now, 30*60*1000); len(locks) > 0 {
+			res.Refused = fmt.Sprintf("%v: %s (%s); use --force to override", retention.ErrGatewayLive, locks[0].Path, locks[0].Reason)
+			return res, exitPartial, nil
+		}
+		if pid := retention.RunningGateway(); pid > 0 {
+			res.Refused = fmt.Sprintf("%v: openclaw gateway process %d is running; use --force to override", retention.ErrGatewayLive, pid)
+			return res, exitPartial, nil
+		}
+	}
+	applied, err := retention.Apply(c.Context, l, p, opt.Now)
+	res.Applied = &applied
+	if err != nil {
+		if errors.Is(err, retention.ErrStoreChanged) {
+			res.Refused = err.Error()
+			return res, exitPartial, nil
+		}
+		return res, 0, err
+	}
+	if len(applied.Skipped) > 0 {
+		return res, exitPartial, nil
+	}
+	return res, code, nil
+}
+
+// cleanupTargets resolves --store, --agent, --all-agents and the default agent (store.md §1.2).
+func cleanupTargets(c *cli.Context, g Globals, cfg *config.Config) ([]cleanupTarget, error) {
+	home, _ := os.UserHomeDir()
+	if s := c.String("store"); s != "" {
+		abs, err := filepath.Abs(s)
+		if err != nil {
+			return nil, err
+		}
+		return []cleanupTarget{{agent: cfg.DefaultAgentID(), store: abs}}, nil
+	}
+	ids := cfg.AgentIDs()
+	onDisk, _ := os.ReadDir(filepath.Join(g.StateDir, "agents"))
+	known := map[string]bool{}
+	for _, id := range ids {
+		known[id] = true
+	}
+	if g.Agent != "" {
+		id := config.NormalizeAgentID(g.Agent)
+		if !known[id] {
+			if _, err := os.Stat(filepath.Join(g.StateDir, "agents", id, "sessions")); err != nil {
+				return nil, &usageError{msg: fmt.Sprintf("unknown agent id %q", g.Agent), hint: "clawdoctor stats --all-agents lists the agents"}
+			}
+		}
+		return []cleanupTarget{{agent: id, store: cfg.StorePath(g.StateDir, home, id)}}, nil
+	}
+	if !g.AllAgents {
+		id := cfg.DefaultAgentID()
+		return []cleanupTarget{{agent: id, store: cfg.StorePath(g.StateDir, home, id)}}, nil
+	}
+	for _, de := range onDisk {
+		id := config.NormalizeAgentID(de.Name())
+		if de.IsDir() && !known[id] && id == de.Name() {
+			if _, err := os.Stat(filepath.Join(g.StateDir, "agents", id, "sessions")); err == nil {
+				known[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	var out []cleanupTarget
+	seen := map[string]bool{}
+	for _, id := range ids {
+		p := cfg.StorePath(g.StateDir, home, id)
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, cleanupTarget{agent: id, store: p})
+	}
+	return out, nil
 }
