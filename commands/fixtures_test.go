@@ -1,0 +1,28 @@
+package commands
+
+import "testing"
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1GiB", 1 << 30, true},
+		{"64MiB", 64 << 20, true},
+		{"500KB", 500_000, true},
+		{"1.5GB", 1_500_000_000, true},
+		{"200k", 200 << 10, true},
+		{"12345", 12345, true},
+		{" 2 MiB ", 2 << 20, true},
+		{"12parsecs", 0, false},
+		{"", 0, false},
+		{"-3MiB", 0, false},
+		{"MiB", 0, false},
+	} {
+		got, err := ParseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
