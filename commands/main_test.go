@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -43,7 +44,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("OPENCLAW_STATE_DIR", "")
 			env.Setenv("OPENCLAW_CONFIG_PATH", "")
-			return nil
+			// Every script gets its own copy of the shipped sample state dir: commands must
+			// never write into fixtures/demo itself.
+			return os.CopyFS(filepath.Join(env.WorkDir, "demo"), os.DirFS(filepath.Join("..", "fixtures", "demo")))
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// livelock FILE writes a transcript lock held by a live process (the test itself).

@@ -451,6 +451,9 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 			if locked(a, f.path) {
 				continue
 			}
+			if age := st.opts.Now.Sub(f.mtime); age < orphanGrace {
+				continue // the gateway may have created it and not yet written its store entry
+			}
 			path := f.path
 			p := Problem{Check: "store.orphan-transcript", Severity: "warning", Agent: a.id, Path: f.path, Bytes: f.size,
 				Message: fmt.Sprintf("no sessions.json entry references this transcript (%s, last written %s ago)", humanBytes(f.size), humanAge(st.opts.Now.Sub(f.mtime))),
@@ -536,8 +539,14 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// orphanGrace protects a transcript the gateway has just created: its sessions.json entry
+// is written after the file.
+const orphanGrace = 10 * time.Minute
+
 func humanAge(d time.Duration) string {
 	switch {
+	case d < 0:
+		return "0s"
 	case d >= 48*time.Hour:
 		return fmt.Sprintf("%dd", int(d.Hours()/24))
 	case d >= time.Hour:
