@@ -560,7 +560,53 @@ type entryFields struct {
 	timestamp                        [2]int
 }
 
-var resultIDKeys = []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
+// keyName returns the key of a key token when it is one the rules read, else "". The switch
+// on string(bytes) does not allocate; an escaped key is decoded first.
+func keyName(tok []byte) string {
+	if len(tok) < 2 {
+		return ""
+	}
+	in := tok[1 : len(tok)-1]
+	if bytes.IndexByte(in, '\\') >= 0 {
+		s, _ := strValue(tok)
+		in = []byte(s)
+	}
+	switch string(in) {
+	case "type":
+		return "type"
+	case "id":
+		return "id"
+	case "parentId":
+		return "parentId"
+	case "message":
+		return "message"
+	case "timestamp":
+		return "timestamp"
+	case "role":
+		return "role"
+	case "content":
+		return "content"
+	case "stopReason":
+		return "stopReason"
+	case "api":
+		return "api"
+	case "provider":
+		return "provider"
+	case "toolCallId":
+		return "toolCallId"
+	case "toolUseId":
+		return "toolUseId"
+	case "tool_call_id":
+		return "tool_call_id"
+	case "tool_use_id":
+		return "tool_use_id"
+	case "callId":
+		return "callId"
+	case "call_id":
+		return "call_id"
+	}
+	return ""
+}
 
 // entry applies the per-entry rules to one value of a line.
 func (p *planner) entry(line int64, c []byte, v *value) {
@@ -581,43 +627,42 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 	}
 	var f entryFields
 	for _, m := range sc.members {
-		k := c[m.k0:m.k1]
+		k := keyName(c[m.k0:m.k1])
+		if k == "" {
+			continue
+		}
 		r := [2]int{m.v0, m.v1}
 		if m.depth == 1 {
-			switch {
-			case tokIs(k, "type"):
+			switch k {
+			case "type":
 				f.typ, f.hasType = r, true
-			case tokIs(k, "id"):
+			case "id":
 				f.id, f.hasID = r, true
-			case tokIs(k, "parentId"):
+			case "parentId":
 				f.parentID, f.hasParID = r, true
-			case tokIs(k, "message"):
+			case "message":
 				f.msg, f.hasMsg = r, true
-			case tokIs(k, "timestamp"):
+			case "timestamp":
 				f.timestamp = r
 			}
 			continue
 		}
-		if !tokIs(c[m.parentKey0:m.parentKey1], "message") {
+		if keyName(c[m.parentKey0:m.parentKey1]) != "message" {
 			continue
 		}
-		switch {
-		case tokIs(k, "role"):
+		switch k {
+		case "role":
 			f.role = r
-		case tokIs(k, "content"):
+		case "content":
 			f.content = r
-		case tokIs(k, "stopReason"):
+		case "stopReason":
 			f.stopReason = r
-		case tokIs(k, "api"):
+		case "api":
 			f.api = r
-		case tokIs(k, "provider"):
+		case "provider":
 			f.provider = r
-		default:
-			for _, rk := range resultIDKeys {
-				if tokIs(k, rk) {
-					f.resultIDs = append(f.resultIDs, r)
-				}
-			}
+		case "toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id":
+			f.resultIDs = append(f.resultIDs, r)
 		}
 	}
 	// Depth-2 members of "message" repeat when the key repeats; JSON.parse keeps the last one,
@@ -727,8 +772,7 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 func (p *planner) blankUser(line int64, c []byte, r [2]int, v *value) {
 	switch c[r[0]] {
 	case '"':
-		s, ok := strValue(c[r[0]:r[1]])
-		if ok && jsBlank(s) {
+		if blankStringToken(c[r[0]:r[1]]) {
 			v.splices = append(v.splices, splice{s: r[0], e: r[1], repl: []lpiece{{lit: []byte(`"` + BlankUserFallbackText + `"`)}}})
 			p.plan.Counts.RewrittenUserMessages++
 			p.change(line, "rewrite-user", "blank user text becomes "+strconv.Quote(BlankUserFallbackText))
@@ -815,7 +859,29 @@ func (p *planner) blankTextBlock(c []byte, r [2]int) bool {
 	if !ok {
 		return false
 	}
-	s, ok := strValue(c[tx[0]:tx[1]])
+	return blankStringToken(c[tx[0]:tx[1]])
+}
+
+// blankStringToken reports whether a JSON string token is blank after a JS trim(). Most
+// strings have a printable ASCII byte near the start, which settles it without decoding.
+func blankStringToken(tok []byte) bool {
+	if len(tok) < 2 || tok[0] != '"' {
+		return false
+	}
+	in := tok[1 : len(tok)-1]
+	for i := 0; i < len(in); i++ {
+		switch b := in[i]; {
+		case b == '\\':
+			if i+1 < len(in) && in[i+1] == 'u' {
+				i += 5
+			} else {
+				i++
+			}
+		case b > ' ' && b < 0x80:
+			return false
+		}
+	}
+	s, ok := strValue(tok)
 	return ok && jsBlank(s)
 }
 
