@@ -393,3 +393,26 @@ func TestWorkedExample(t *testing.T) {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}
 }
+
+// TestLongMergeRuns: long runs of same-role turns merge into one message holding every block,
+// extending the merged message in place (a quadratic copy would stall on 50k turns).
+func TestLongMergeRuns(t *testing.T) {
+	const n = 50000
+	users := make([]hygiene.Message, n)
+	asst := make([]hygiene.Message, n)
+	for i := range users {
+		users[i] = hygiene.Message{"role": "user", "content": "u", hygiene.RefKey: fmt.Sprintf("u%d", i)}
+		asst[i] = hygiene.Message{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "a"}}}
+	}
+	u, st := hygiene.ValidateAnthropicTurns(users, hygiene.AnthropicTurnOptions{})
+	if len(u) != 1 || len(u[0]["content"].([]any)) != n || st.Changed != n-1 || hygiene.Ref(u[0]) != "u0+…+u49999" {
+		t.Errorf("users: %d messages, changed %d, ref %s", len(u), st.Changed, hygiene.Ref(u[0]))
+	}
+	a, st := hygiene.ValidateGeminiTurns(asst)
+	if len(a) != 1 || len(a[0]["content"].([]any)) != n || st.Changed != n-1 {
+		t.Errorf("assistants: %d messages, changed %d", len(a), st.Changed)
+	}
+	if len(asst[0]["content"].([]any)) != 1 || users[0]["content"] != "u" {
+		t.Error("inputs were mutated")
+	}
+}

@@ -1,6 +1,9 @@
 package hygiene
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Turn-ordering constants (§6.9, §6.10).
 const (
@@ -39,6 +42,7 @@ func ValidateGeminiTurns(msgs []Message) ([]Message, Step) {
 	st := Step{Name: "gemini-turns"}
 	var out []Message
 	last := ""
+	own := -1 // index in out of a merged message this function built (safe to extend in place)
 	for _, m := range msgs {
 		role := Role(m)
 		if role == "" {
@@ -47,8 +51,13 @@ func ValidateGeminiTurns(msgs []Message) ([]Message, Step) {
 		}
 		if role == "assistant" && last == "assistant" && len(out) > 0 {
 			prev := out[len(out)-1]
-			merged := clone(prev)
-			merged["content"] = append(append([]any{}, contentArray(prev, false)...), contentArray(m, false)...)
+			merged := prev
+			if own != len(out)-1 {
+				merged = clone(prev)
+				merged["content"] = append([]any{}, contentArray(prev, false)...)
+				own = len(out) - 1
+			}
+			merged["content"] = append(merged["content"].([]any), contentArray(m, false)...)
 			for _, k := range []string{"usage", "stopReason", "errorMessage"} {
 				if truthy(m[k]) {
 					merged[k] = m[k]
@@ -136,6 +145,7 @@ func ValidateAnthropicTurns(msgs []Message, o AnthropicTurnOptions) ([]Message, 
 	}
 	var out []Message
 	last := ""
+	own := -1 // index in out of a merged message this function built
 	for _, m := range stripped {
 		role := Role(m)
 		if role == "" {
@@ -144,14 +154,21 @@ func ValidateAnthropicTurns(msgs []Message, o AnthropicTurnOptions) ([]Message, 
 		}
 		if role == "user" && last == "user" && len(out) > 0 {
 			prev := out[len(out)-1]
+			var content []any
+			if own == len(out)-1 {
+				content = prev["content"].([]any) // ours: extend in place
+			} else {
+				content = append([]any{}, contentArray(prev, !o.ClassicStringMerge)...)
+			}
 			merged := clone(m)
-			merged["content"] = append(append([]any{}, contentArray(prev, !o.ClassicStringMerge)...), contentArray(m, !o.ClassicStringMerge)...)
+			merged["content"] = append(content, contentArray(m, !o.ClassicStringMerge)...)
 			if _, ok := m["timestamp"]; !ok {
 				if ts, ok := prev["timestamp"]; ok {
 					merged["timestamp"] = ts
 				}
 			}
-			merged[RefKey] = Ref(prev) + "+" + Ref(m)
+			merged[RefKey] = mergedRef(Ref(prev), Ref(m))
+			own = len(out) - 1
 			out[len(out)-1] = merged
 			st.note("%s: merged consecutive user message into %s", Ref(m), Ref(prev))
 			continue
@@ -160,4 +177,12 @@ func ValidateAnthropicTurns(msgs []Message, o AnthropicTurnOptions) ([]Message, 
 		last = role
 	}
 	return out, st
+}
+
+// mergedRef names a merge of messages: "a+b", and "a+…+z" once more than two are merged.
+func mergedRef(prev, cur string) string {
+	if i := strings.Index(prev, "+"); i >= 0 {
+		return prev[:i] + "+…+" + cur
+	}
+	return prev + "+" + cur
 }
