@@ -266,9 +266,10 @@ func TestMessageBatched(t *testing.T) {
 		}
 	})
 	t.Run("at risk without delivery times", func(t *testing.T) {
-		ev := evidence(t, check(t, batchedTurn(), audit.Options{}), "delivery.message-batched")
-		if ev["status"] != "at-risk" {
-			t.Fatalf("evidence %v", ev)
+		fs := check(t, batchedTurn(), audit.Options{})
+		ev := evidence(t, fs, "delivery.message-batched")
+		if ev["status"] != "at-risk" || fs[0].Severity != audit.Info {
+			t.Fatalf("evidence %v severity %v: want at-risk, info", ev, fs[0].Severity)
 		}
 	})
 	t.Run("quiet when mirrors track the sends", func(t *testing.T) {
