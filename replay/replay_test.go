@@ -135,3 +135,29 @@ func TestRunSummaryCmd(t *testing.T) {
 		t.Error("a failing command must report an error")
 	}
 }
+
+func TestSerializeConversation(t *testing.T) {
+	var msgs []hygiene.Message
+	for _, s := range []string{
+		`{"role":"compactionSummary","summary":"S","tokensBefore":1,"timestamp":1}`,
+		`{"role":"bashExecution","command":"ls","output":"a","exitCode":2,"cancelled":false,"truncated":false,"timestamp":2}`,
+		`{"role":"custom","customType":"x","content":"note","display":true,"timestamp":3}`,
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a","n":1}}]}`,
+		`{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":"r"}]}`,
+		`{"role":"system","content":"never sent"}`,
+	} {
+		m, err := hygiene.Decode([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	want := "[User]: " + session.CompactionSummaryPrefix + "S" + session.CompactionSummarySuffix + "\n\n" +
+		"[User]: Ran `ls`\n```\na\n```\n\nCommand exited with code 2\n\n" +
+		"[User]: note\n\n" +
+		"[Assistant thinking]: hm\n\n[Assistant]: ok\n\n[Assistant tool calls]: read(n=1, path=\"a\")\n\n" +
+		"[Tool result]: r"
+	if got := replay.SerializeConversation(msgs); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

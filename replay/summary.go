@@ -47,26 +47,24 @@ func SummaryInput(res *Result) string {
 
 // SerializeConversation renders messages as pi's serializeConversation: "[User]: ",
 // "[Assistant thinking]: ", "[Assistant]: ", "[Assistant tool calls]: name(k=json, ...)" and
-// "[Tool result]: " (truncated to 2000 characters), joined by blank lines. Custom roles are
-// converted as convertToLlm does first.
+// "[Tool result]: " (truncated to 2000 characters), joined by blank lines. Custom roles
+// (custom, bashExecution, branch and compaction summaries) go through session.ConvertToLLM
+// first, as pi converts them before serializing.
 func SerializeConversation(msgs []hygiene.Message) string {
 	var parts []string
 	for _, m := range msgs {
 		switch hygiene.Role(m) {
-		case "user", "custom":
+		case "user", "assistant", "toolResult":
+		default:
+			if m = toLLM(m); m == nil {
+				continue
+			}
+		}
+		switch hygiene.Role(m) {
+		case "user":
 			if t := hygiene.TextOf(m); t != "" {
 				parts = append(parts, "[User]: "+t)
 			}
-		case "compactionSummary":
-			s, _ := hygiene.Str(m, "summary")
-			parts = append(parts, "[User]: "+session.CompactionSummaryPrefix+s+session.CompactionSummarySuffix)
-		case "branchSummary":
-			s, _ := hygiene.Str(m, "summary")
-			parts = append(parts, "[User]: "+session.BranchSummaryPrefix+s+session.BranchSummarySuffix)
-		case "bashExecution":
-			c, _ := hygiene.Str(m, "command")
-			o, _ := hygiene.Str(m, "output")
-			parts = append(parts, "[User]: Ran `"+c+"`\n"+o)
 		case "assistant":
 			bl, _ := hygiene.Blocks(m)
 			var text, thinking, calls []string
@@ -113,6 +111,23 @@ func SerializeConversation(msgs []hygiene.Message) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// toLLM converts one custom-role message as pi's convertToLlm does (nil when it is dropped).
+func toLLM(m hygiene.Message) hygiene.Message {
+	js, err := json.Marshal(hygiene.Strip([]hygiene.Message{m})[0])
+	if err != nil {
+		return nil
+	}
+	conv := session.ConvertToLLM([]session.ContextMessage{{Role: hygiene.Role(m), JSON: js}})
+	if len(conv) == 0 {
+		return nil
+	}
+	out, err := hygiene.Decode(conv[0].JSON)
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 func sortedKeys(m map[string]any) []string {
