@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // ErrNotObject is returned by Parse for a JSON text that is valid but not an object.
@@ -34,7 +35,7 @@ type Object struct {
 // keeps its first position and its last value, as JSON.parse does; Duplicates lists them.
 // Errors are *SyntaxError (with line and column) or wrap ErrNotObject.
 func Parse(data []byte) (*Object, error) {
-	n, err := parseDocument(data, true)
+	n, err := parseDocument(data, treeTop)
 	if err != nil {
 		return nil, err
 	}
@@ -63,19 +64,53 @@ type sourceMember struct {
 // source order; the JS marshaller reorders integer-like keys when writing).
 func orderMembersSource(keys [][]byte, scratch *[]uint16) []sourceMember {
 	out := make([]sourceMember, 0, len(keys))
-	seen := make(map[string]int, len(keys))
+	var seen map[string]int
+	if len(keys) > 16 {
+		seen = make(map[string]int, len(keys))
+	}
+	ids := make([]string, 0, len(keys))
 	for i, k := range keys {
-		*scratch = decodeUnits(k, (*scratch)[:0])
-		id := string(appendJSQuoted(nil, *scratch))
-		if p, ok := seen[id]; ok {
+		// The identity of a key is its JS-quoted form; a token without escapes and with valid
+		// UTF-8 already is that form.
+		var key, id string
+		if plainToken(k) {
+			id = string(k)
+			key = id[1 : len(id)-1]
+		} else {
+			*scratch = decodeUnits(k, (*scratch)[:0])
+			key = unitsString(*scratch)
+			id = string(appendJSQuoted(nil, *scratch))
+		}
+		p := -1
+		if seen != nil {
+			if j, ok := seen[id]; ok {
+				p = j
+			}
+		} else {
+			for j, x := range ids {
+				if x == id {
+					p = j
+					break
+				}
+			}
+		}
+		if p >= 0 {
 			out[p].value = i
 			out[p].dup = true
 			continue
 		}
-		seen[id] = len(out)
-		out = append(out, sourceMember{key: unitsString(*scratch), first: i, value: i})
+		if seen != nil {
+			seen[id] = len(out)
+		}
+		ids = append(ids, id)
+		out = append(out, sourceMember{key: key, first: i, value: i})
 	}
 	return out
+}
+
+// plainToken reports whether a string token has no escapes and is valid UTF-8.
+func plainToken(tok []byte) bool {
+	return bytes.IndexByte(tok, '\\') < 0 && utf8.Valid(tok)
 }
 
 func kindName(k byte) string {
@@ -240,7 +275,7 @@ func (o *Object) MarshalJS(indent string) ([]byte, error) {
 	n := node{kind: '{', keys: make([][]byte, len(o.members)), kids: make([]node, len(o.members))}
 	size := 2
 	for i, m := range o.members {
-		kid, err := parseDocument(m.Value, true)
+		kid, err := parseDocument(m.Value, treeFull)
 		if err != nil {
 			return nil, fmt.Errorf("value of %q: %w", m.Key, err)
 		}

@@ -218,3 +218,16 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestEscapedDuplicateKey(t *testing.T) {
+	o := mustParse(t, `{"a":1,"\u0061":2,"\ud800":3,"\uD800":4}`)
+	if diff := cmp.Diff([]string{"a", "\ufffd"}, o.Keys()); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+	if v, _ := o.Get("a"); string(v) != "2" {
+		t.Errorf("a = %s, want the last value 2", v)
+	}
+	if want := "{\n  \"a\": 2,\n  \"\\ud800\": 4\n}"; mustJS(t, o) != want {
+		t.Errorf("MarshalJS =\n%s\nwant\n%s", mustJS(t, o), want)
+	}
+}

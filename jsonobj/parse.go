@@ -40,7 +40,7 @@ type parser struct {
 	data  []byte
 	pos   int
 	depth int
-	tree  bool // build children for containers
+	tree  int // build children for containers down to this depth (0: none, maxDepth: all)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -62,8 +62,16 @@ func describe(c byte) string {
 	return fmt.Sprintf("character %q", c)
 }
 
-// parseDocument parses one JSON value surrounded by optional whitespace.
-func parseDocument(data []byte, tree bool) (node, error) {
+// Tree depths for parseDocument.
+const (
+	treeNone = 0
+	treeTop  = 1 // the top-level container's children only (Object members)
+	treeFull = maxDepth
+)
+
+// parseDocument parses one JSON value surrounded by optional whitespace, building children
+// of containers down to depth tree.
+func parseDocument(data []byte, tree int) (node, error) {
 	p := &parser{data: data, tree: tree}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return node{}, p.errf("byte order mark before the JSON text (JSON.parse rejects it)")
@@ -165,7 +173,7 @@ func (p *parser) object() (node, error) {
 		if err != nil {
 			return node{}, err
 		}
-		if p.tree {
+		if p.depth <= p.tree {
 			n.keys = append(n.keys, key)
 			n.kids = append(n.kids, v)
 		}
@@ -206,7 +214,7 @@ func (p *parser) array() (node, error) {
 		if err != nil {
 			return node{}, err
 		}
-		if p.tree {
+		if p.depth <= p.tree {
 			n.kids = append(n.kids, v)
 		}
 		p.skip()
@@ -309,7 +317,7 @@ func (p *parser) number() error {
 // Valid reports whether data is exactly one JSON value (with optional surrounding whitespace)
 // under the same grammar Parse uses.
 func Valid(data []byte) bool {
-	_, err := parseDocument(data, false)
+	_, err := parseDocument(data, treeNone)
 	return err == nil
 }
 

@@ -14,7 +14,7 @@ import (
 // a repeated key keeping its first position and its last value, JS string escaping, and no
 // trailing newline. An empty indent gives the compact form.
 func Stringify(data []byte, indent string) ([]byte, error) {
-	n, err := parseDocument(data, true)
+	n, err := parseDocument(data, treeFull)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,10 @@ func orderMembers(keys [][]byte, scratch *[]uint16) []orderedMember {
 		seen = make(map[string]int, len(keys))
 	}
 	for i, k := range keys {
-		q := appendStringToken(nil, k, scratch)
+		q := k // a token without escapes and with valid UTF-8 is already in JS form
+		if !plainToken(k) {
+			q = appendStringToken(nil, k, scratch)
+		}
 		idx, isIdx := arrayIndex(q)
 		j := -1
 		if seen != nil {

@@ -3,7 +3,6 @@ package store
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -160,13 +159,21 @@ func (e Entry) CompactionCheckpoints() []Checkpoint {
 	return cps
 }
 
-var reSafeSessionID = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
-
 // ValidSessionID reports whether id is a session id OpenClaw accepts for a transcript name
 // (SAFE_SESSION_ID_RE, and <id>.jsonl must not look like a checkpoint file).
 func ValidSessionID(id string) bool {
 	id = strings.TrimSpace(id)
-	return reSafeSessionID.MatchString(id) && Classify(id+".jsonl").Kind != KindCheckpoint
+	if len(id) == 0 || len(id) > 128 { // SAFE_SESSION_ID_RE = ^[a-z0-9][a-z0-9._-]{0,127}$ (i)
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i] | 0x20 // ASCII lower case; maps no other byte into [a-z0-9._-] wrongly below
+		ok := (c >= 'a' && c <= 'z') || (id[i] >= '0' && id[i] <= '9') || (i > 0 && (id[i] == '.' || id[i] == '_' || id[i] == '-'))
+		if !ok {
+			return false
+		}
+	}
+	return Classify(id+".jsonl").Kind != KindCheckpoint
 }
 
 // DropReason says why a current gateway would drop this row on load (store.md §2.4 rule 7),

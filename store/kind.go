@@ -108,23 +108,32 @@ func Classify(name string) Name {
 	case "session-sqlite-import-archive":
 		return Name{Kind: KindSQLiteArchive}
 	}
-	if m := reStoreBackup.FindStringSubmatch(name); m != nil {
-		return Name{Kind: KindStoreBackup, Base: "sessions.json", Time: msTime(m[1])}
+	if strings.HasPrefix(name, "sessions.json.") {
+		if m := reStoreBackup.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindStoreBackup, Base: "sessions.json", Time: msTime(m[1])}
+		}
+		if m := reStoreTemp.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindStoreTemp, Base: "sessions.json", PID: atoi(m[1])}
+		}
 	}
-	if m := reStoreTemp.FindStringSubmatch(name); m != nil {
-		return Name{Kind: KindStoreTemp, Base: "sessions.json", PID: atoi(m[1])}
-	}
+	// The regular expressions below only run on names that contain their marker.
 	if base, ok := strings.CutSuffix(name, ".lock"); ok && strings.HasSuffix(base, ".jsonl") {
 		return Name{Kind: KindTranscriptLock, Base: base}
 	}
-	if m := reRepairBak.FindStringSubmatch(name); m != nil {
-		return Name{Kind: KindRepairBackup, Base: m[1], PID: atoi(m[2]), Time: msTime(m[3])}
+	if strings.Contains(name, ".bak-") {
+		if m := reRepairBak.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindRepairBackup, Base: m[1], PID: atoi(m[2]), Time: msTime(m[3])}
+		}
 	}
-	if m := reRepairTmp.FindStringSubmatch(name); m != nil {
-		return Name{Kind: KindRepairTemp, Base: m[1], PID: atoi(m[2]), Time: msTime(m[3])}
+	if strings.Contains(name, ".repair-") {
+		if m := reRepairTmp.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindRepairTemp, Base: m[1], PID: atoi(m[2]), Time: msTime(m[3])}
+		}
 	}
-	if m := reOwnTemp.FindStringSubmatch(name); m != nil {
-		return Name{Kind: KindRepairTemp, Base: m[1]}
+	if strings.Contains(name, ".clawdoctor-") {
+		if m := reOwnTemp.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindRepairTemp, Base: m[1]}
+		}
 	}
 	if n, ok := classifyArchive(name); ok {
 		return n
@@ -135,16 +144,20 @@ func Classify(name string) Name {
 	if base, ok := strings.CutSuffix(name, ".trajectory-path.json"); ok && base != "" {
 		return Name{Kind: KindTrajectoryPointer, Base: base + ".jsonl"}
 	}
-	if m := reCheckpoint.FindStringSubmatch(name); m != nil {
-		return Name{Kind: KindCheckpoint, SessionID: m[1], CheckpointID: strings.ToLower(m[2])}
+	if strings.Contains(name, ".checkpoint.") {
+		if m := reCheckpoint.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindCheckpoint, SessionID: m[1], CheckpointID: strings.ToLower(m[2])}
+		}
 	}
 	if id, ok := strings.CutSuffix(name, ".jsonl"); ok && id != "" {
-		if m := reTopic.FindStringSubmatch(name); m != nil {
-			topic, err := url.PathUnescape(m[2])
-			if err != nil {
-				topic = m[2]
+		if strings.Contains(name, "-topic-") {
+			if m := reTopic.FindStringSubmatch(name); m != nil {
+				topic, err := url.PathUnescape(m[2])
+				if err != nil {
+					topic = m[2]
+				}
+				return Name{Kind: KindTopic, Base: name, SessionID: m[1], Topic: topic}
 			}
-			return Name{Kind: KindTopic, Base: name, SessionID: m[1], Topic: topic}
 		}
 		return Name{Kind: KindTranscript, Base: name, SessionID: id}
 	}

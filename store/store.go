@@ -37,7 +37,7 @@ type Store struct {
 	obj       *jsonobj.Object
 	orig      []byte
 	changed   bool
-	canonical bool
+	canonical int8 // 0 unknown, 1 yes, -1 no (of orig)
 
 	// Missing is set when Load found no file (an empty store, as OpenClaw reads it).
 	Missing bool
@@ -48,7 +48,7 @@ type Store struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{obj: &jsonobj.Object{}, orig: []byte("{}"), Missing: true, canonical: true}
+	return &Store{obj: &jsonobj.Object{}, orig: []byte("{}"), Missing: true, canonical: 1}
 }
 
 // Parse parses the bytes of a sessions.json. name is used only in messages. A text that is
@@ -63,8 +63,7 @@ func Parse(data []byte, name string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("%s: %w: %v", name, ErrCorrupt, err)
 	}
-	js, err := obj.MarshalJS("  ")
-	return &Store{obj: obj, orig: data, canonical: err == nil && bytes.Equal(js, data)}, nil
+	return &Store{obj: obj, orig: data}, nil
 }
 
 // Read parses a sessions.json from r.
@@ -169,7 +168,21 @@ func (s *Store) Clone() *Store {
 // Canonical reports whether the bytes as read are exactly what OpenClaw's writer
 // (JSON.stringify(store, null, 2)) would produce for them. A false value means a person or
 // another tool wrote the file; the next changed write will reformat it.
-func (s *Store) Canonical() bool { return s.canonical }
+func (s *Store) Canonical() bool {
+	if s.canonical == 0 {
+		s.canonical = -1
+		o := s.obj
+		if s.changed {
+			o, _ = jsonobj.Parse(s.orig)
+		}
+		if o != nil {
+			if js, err := o.MarshalJS("  "); err == nil && bytes.Equal(js, s.orig) && len(o.Duplicates()) == 0 {
+				s.canonical = 1
+			}
+		}
+	}
+	return s.canonical == 1
+}
 
 // Marshal returns the bytes to write: the original bytes when nothing changed, else the store
 // as OpenClaw writes it (2-space JSON.stringify, JS key order and escaping, no final newline).
@@ -225,7 +238,7 @@ func (s *Store) WriteFile(path string, now time.Time) (backup string, err error)
 	if st, err := os.Stat(path); err == nil {
 		s.Size, s.ModTime = st.Size(), st.ModTime()
 	}
-	s.orig, s.changed, s.Missing, s.canonical = data, false, false, true
+	s.orig, s.changed, s.Missing, s.canonical = data, false, false, 1
 	return backup, nil
 }
 
