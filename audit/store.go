@@ -8,16 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // oversizedBlob is the size over which a skillsSnapshot or systemPromptReport is reported.
 // Real stores carry a few KB to a few dozen KB; OpenClaw later moved big prompts to blobs.
 const oversizedBlob = 256 << 10
-
-var safeSessionID = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
 
 // storeEntry is what the audit reads from one sessions.json row.
 type storeEntry struct {
@@ -48,6 +47,7 @@ type storeResult struct {
 func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBinding) storeResult {
 	path := filepath.Join(dir, "sessions.json")
 	res := storeResult{referenced: map[string]bool{}}
+	resolver := store.NewResolver(dir, "", "")
 	lines := newLineIndex(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	corrupt := func(off int64, err error) storeResult {
@@ -107,17 +107,28 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 		}
 		id, _ := e.SessionID.(string)
 		id = strings.TrimSpace(id)
-		if !safeSessionID.MatchString(id) {
+		if !store.ValidSessionID(id) {
 			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q has no safe sessionId (%v); a current gateway drops it on load", r.key, e.SessionID), map[string]any{"key": r.key, "sessionId": e.SessionID}))
 			continue
 		}
 		sf, _ := e.SessionFile.(string)
-		tp, outside := resolveTranscript(dir, id, sf)
-		if outside {
-			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; OpenClaw ignores it and uses %s, and a tool that follows it could touch an unrelated file. Run: clawdoctor repair %s",
-				r.key, sf, filepath.Base(tp), path), map[string]any{"key": r.key, "sessionFile": sf, "usedInstead": filepath.Base(tp)}))
+		t := resolver.Resolve(id, sf)
+		tp := t.Path
+		if t.Rejected != "" || t.Outside {
+			ev := map[string]any{"key": r.key, "sessionFile": sf, "resolvedVia": t.Via}
+			what := "OpenClaw ignores it and uses " + filepath.Base(tp)
+			if t.Rejected != "" {
+				ev["rejected"] = t.Rejected
+				ev["usedInstead"] = filepath.Base(tp)
+			} else {
+				what = "it resolves to " + tp + ", which clawdoctor will not touch"
+			}
+			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file. Run: clawdoctor repair %s",
+				r.key, sf, what, path), ev))
 		}
-		res.referenced[filepath.Base(tp)] = true
+		if !t.Outside {
+			res.referenced[filepath.Base(tp)] = true
+		}
 		if _, err := os.Lstat(tp); err != nil {
 			ev := map[string]any{"key": r.key, "sessionId": id, "expected": filepath.Base(tp)}
 			archived := archivesOf(dir, filepath.Base(tp))
@@ -236,54 +247,6 @@ func sharedBindings(bindings []cliBinding, add func(Finding)) {
 				b.provider, b.id, len(bs), strings.Join(keys, ", "), b.path), map[string]any{"provider": b.provider, "cliSessionId": b.id, "keys": keys}))
 		}
 	}
-}
-
-// resolveTranscript resolves a row's transcript path like OpenClaw's resolveSessionFilePath
-// (store.md §1.3): relative paths inside the sessions dir, absolute paths inside it, absolute
-// paths into another .../agents/<x>/sessions/ tree remapped by file name; anything else falls
-// back to <sessionId>.jsonl and is reported as outside.
-func resolveTranscript(dir, id, sessionFile string) (path string, outside bool) {
-	def := filepath.Join(dir, id+".jsonl")
-	sf := strings.TrimSpace(sessionFile)
-	if sf == "" {
-		return def, false
-	}
-	windows := len(sf) > 2 && sf[1] == ':' && (sf[2] == '\\' || sf[2] == '/') || strings.HasPrefix(sf, `\\`)
-	if windows || strings.Contains(sf, `\`) {
-		sf = strings.ReplaceAll(sf, `\`, "/")
-	}
-	if !windows && !filepath.IsAbs(sf) {
-		p := filepath.Join(dir, sf)
-		if !within(dir, p) {
-			return def, true
-		}
-		return p, false
-	}
-	if !windows {
-		abs := filepath.Clean(sf)
-		if within(dir, abs) {
-			return abs, false
-		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil && within(real, abs) {
-			return filepath.Join(dir, mustRel(real, abs)), false
-		}
-	}
-	// another machine's or agent's sessions tree: remap by file name
-	parts := strings.Split(sf, "/")
-	if n := len(parts); n >= 4 && parts[n-2] == "sessions" && parts[n-4] == "agents" && parts[n-1] != "" {
-		return filepath.Join(dir, parts[n-1]), false
-	}
-	return def, true
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-func mustRel(root, p string) string {
-	rel, _ := filepath.Rel(root, p)
-	return rel
 }
 
 // archivesOf lists the .reset./.deleted./.bak. archives of a transcript name in dir.
