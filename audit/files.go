@@ -7,16 +7,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
-// archiveTS is OpenClaw's archive suffix timestamp (store.md §1.4), milliseconds optional.
-const archiveTS = `\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z`
-
-var (
-	archiveRE    = regexp.MustCompile(`\.jsonl\.(?:reset|deleted|bak)\.` + archiveTS + `$`)
-	repairBakRE  = regexp.MustCompile(`\.jsonl\.bak-\d+-\d+$`)
-	checkpointRE = regexp.MustCompile(`\.checkpoint\.[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl$`)
-)
+// archiveRE matches OpenClaw's archive suffix (store.md §1.4), milliseconds optional.
+var archiveRE = regexp.MustCompile(`\.jsonl\.(?:reset|deleted|bak)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
 
 // stripCompression removes a .zst or .gz suffix.
 func stripCompression(name string) string {
@@ -28,27 +24,32 @@ func stripCompression(name string) string {
 	return name
 }
 
+// kindOf classifies a file name with store.Classify, looking through a .gz/.zst suffix.
+func kindOf(name string) store.Kind {
+	k := store.Classify(name).Kind
+	if k == store.KindForeign {
+		if plain := stripCompression(name); plain != name {
+			k = store.Classify(plain).Kind
+		}
+	}
+	return k
+}
+
 // TranscriptLike reports whether a file name in a sessions dir holds a transcript: a live or
 // topic transcript, a checkpoint, a .reset./.deleted./.bak. archive or a repair backup,
-// compressed or not. Trajectory sidecars (another format) and locks are not transcripts.
+// compressed or not. Trajectory sidecars (another format), locks and store files are not.
 func TranscriptLike(name string) bool {
-	n := stripCompression(name)
-	switch {
-	case strings.HasSuffix(n, ".trajectory.jsonl"), strings.HasPrefix(n, "sessions.json"):
-		return false
-	case strings.HasSuffix(n, ".jsonl"), archiveRE.MatchString(n), repairBakRE.MatchString(n),
-		strings.HasSuffix(n, ".jsonl.bak"):
+	switch kindOf(name) {
+	case store.KindTranscript, store.KindTopic, store.KindCheckpoint, store.KindResetArchive,
+		store.KindDeletedArchive, store.KindBakArchive, store.KindRepairBackup:
 		return true
 	}
 	return false
 }
 
 // liveTranscript reports whether name is a primary (live or topic) transcript: what a
-// sessions.json row should reference (store.md §1.4).
-func liveTranscript(name string) bool {
-	return strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".trajectory.jsonl") &&
-		!checkpointRE.MatchString(name)
-}
+// sessions.json row should reference.
+func liveTranscript(name string) bool { return store.Classify(name).Kind.IsPrimary() }
 
 // sessionsDir is one directory to audit: its store (when present) and its transcripts.
 type sessionsDir struct {
