@@ -185,8 +185,22 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 			s.StateDir = "" // several state dirs: each agent names its sessions dir
 		}
 	}
-	for _, t := range targets {
-		a, err := inventoryOne(ctx, t, opts, c)
+	// List every dir first so the progress total is known once.
+	listings := make([]Listing, len(targets))
+	var total int64
+	for i, t := range targets {
+		l, err := List(t.SessionsDir)
+		if err != nil {
+			return s, err
+		}
+		listings[i] = l
+		for _, f := range l.Files {
+			total += f.Size
+		}
+	}
+	c.SetTotal(total)
+	for i, t := range targets {
+		a, err := inventoryOne(ctx, t, listings[i], opts, c)
 		if err != nil {
 			return s, err
 		}
@@ -195,18 +209,9 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 	return s, nil
 }
 
-func inventoryOne(ctx context.Context, t Target, opts StatsOptions, c progress.Counter) (AgentStats, error) {
+func inventoryOne(ctx context.Context, t Target, l Listing, opts StatsOptions, c progress.Counter) (AgentStats, error) {
 	a := AgentStats{Agent: t.Agent, SessionsDir: t.SessionsDir, Kinds: map[Kind]Count{}, ArchivesByKind: map[Kind]Count{}}
 	a.Era = DetectEra(t.SessionsDir)
-	l, err := List(t.SessionsDir)
-	if err != nil {
-		return a, err
-	}
-	var total int64
-	for _, f := range l.Files {
-		total += f.Size
-	}
-	c.SetTotal(total)
 
 	st := New()
 	storePath := filepath.Join(t.SessionsDir, StoreFile)

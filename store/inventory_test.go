@@ -280,3 +280,39 @@ func TestInventoryEdgeCases(t *testing.T) {
 		t.Error("cancelled inventory gave no error")
 	}
 }
+
+type countingBar struct {
+	totals      []int64
+	added       int64
+	done        int
+	addsAtTotal int
+}
+
+func (c *countingBar) SetTotal(n int64) { c.totals = append(c.totals, n); c.addsAtTotal = int(c.added) }
+func (c *countingBar) Add(n int64)      { c.added += n }
+func (c *countingBar) Done()            { c.done++ }
+
+func TestInventoryProgress(t *testing.T) {
+	state := t.TempDir()
+	var want int64
+	for _, a := range []string{"main", "ops"} {
+		dir := filepath.Join(state, "agents", a, "sessions")
+		os.MkdirAll(dir, 0o755)
+		for i, content := range []string{"{}", "0123456789"} {
+			name := filepath.Join(dir, []string{"sessions.json", "x.jsonl"}[i])
+			os.WriteFile(name, []byte(content), 0o600)
+			want += int64(len(content))
+		}
+	}
+	targets, err := store.Targets(state, "", true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bar := &countingBar{}
+	if _, err := store.Inventory(context.Background(), targets, store.StatsOptions{Now: now}, bar); err != nil {
+		t.Fatal(err)
+	}
+	if len(bar.totals) != 1 || bar.totals[0] != want || bar.added != want || bar.done != 1 || bar.addsAtTotal != 0 {
+		t.Errorf("progress: %+v, want one SetTotal(%d) before the adds, adds summing to it, one Done", bar, want)
+	}
+}

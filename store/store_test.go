@@ -338,3 +338,32 @@ func TestDropReason(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestWriteFileNewStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "sessions.json")
+	s, err := store.Load(path)
+	if err != nil || !s.Missing {
+		t.Fatalf("Load = %v, %v", s, err)
+	}
+	if err := s.Set("agent:main:main", store.Entry{Raw: json.RawMessage(`{"sessionId":"a","updatedAt":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer creates the file first: refused.
+	os.WriteFile(path, []byte(`{}`), 0o600)
+	if _, err := s.WriteFile(path, now); !errors.Is(err, store.ErrChanged) {
+		t.Fatalf("WriteFile over a file created meanwhile = %v, want ErrChanged", err)
+	}
+	os.Remove(path)
+	backup, err := s.WriteFile(path, now)
+	if err != nil || backup != "" {
+		t.Fatalf("WriteFile = %q, %v", backup, err)
+	}
+	want := "{\n  \"agent:main:main\": {\n    \"sessionId\": \"a\",\n    \"updatedAt\": 1\n  }\n}"
+	if got, _ := os.ReadFile(path); string(got) != want {
+		t.Errorf("written %q", got)
+	}
+}
