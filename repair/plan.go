@@ -937,9 +937,13 @@ func (p *planner) newID() string {
 	return "repair-" + randomUUID()
 }
 
+// jsonString quotes s without HTML escaping, closer to JSON.stringify than json.Marshal.
 func jsonString(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), nl)
 }
 
 // syntheticResult is the entry FR-v6 inserts after a code-mode assistant turn (§3.5), with

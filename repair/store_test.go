@@ -126,3 +126,22 @@ func TestRepairStoreRebuild(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRepairStoreRebuildKeepsExistingBytes(t *testing.T) {
+	dir := sessionsDir(t)
+	p := filepath.Join(dir, "sessions.json")
+	write(t, p, goodStore, 0o600)
+	write(t, filepath.Join(dir, "zzz.jsonl"), lines(hdr), 0o644)
+	write(t, filepath.Join(dir, "aaa.jsonl"), lines(hdr), 0o644) // referenced by agent:main:main
+	opts := testOpts()
+	opts.RebuildStore = true
+	res := RepairStore(context.Background(), dir, "main", opts)
+	if res.Status != StatusRepaired || res.RebuiltEntries != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	got := read(t, p)
+	head := strings.TrimSuffix(goodStore, "\n}")
+	if !strings.HasPrefix(got, head+",\n  \"agent:main:recovered:zzz\": {") {
+		t.Errorf("existing entries not kept byte for byte:\n%s", got)
+	}
+}
