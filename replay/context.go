@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/clawdoctor/clawdoctor/compaction"
@@ -71,6 +72,10 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 			}
 		}
 		ci.Path = append(ci.Path, it)
+	}
+	ci.ModelSnapshot = modelSnapshot(sc.Path, o)
+	if ms := ci.ModelSnapshot; ms.WouldAppend {
+		st.Details = append(st.Details, "OpenClaw would append a model-snapshot custom entry to the file ("+ms.Reason+"); replay does not")
 	}
 	if c := sc.Compaction; c != nil {
 		ci.Compaction, ci.FirstKeptEntry, ci.FirstKeptFound = c.ID, c.FirstKeptEntryID, sc.FirstKeptFound
@@ -149,4 +154,47 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 	}
 	ci.Messages = len(msgs)
 	return ci, msgs, refs, st, nil
+}
+
+// ModelSnapshot is the model-switch check of sanitizeSessionHistory (spec §6.6): the last
+// "model-snapshot" custom entry on the path against the target provider/api/model.
+type ModelSnapshot struct {
+	Provider    string `json:"provider"`
+	ModelAPI    string `json:"model_api"`
+	ModelID     string `json:"model_id"`
+	Found       bool   `json:"found"`
+	WouldAppend bool   `json:"would_append"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+func modelSnapshot(path []*session.Entry, o Options) ModelSnapshot {
+	api := o.API
+	if api == "" {
+		api = hygiene.DefaultAPI(o.Provider)
+	}
+	var ms ModelSnapshot
+	for i := len(path) - 1; i >= 0; i-- {
+		e := path[i]
+		if e.Type != session.TypeCustom || e.CustomType != "model-snapshot" {
+			continue
+		}
+		var d struct {
+			Provider string `json:"provider"`
+			ModelAPI string `json:"modelApi"`
+			ModelID  string `json:"modelId"`
+		}
+		if json.Unmarshal(e.Data, &d) != nil {
+			continue
+		}
+		ms = ModelSnapshot{Provider: d.Provider, ModelAPI: d.ModelAPI, ModelID: d.ModelID, Found: true}
+		break
+	}
+	switch {
+	case !ms.Found:
+		ms.WouldAppend, ms.Reason = true, "no snapshot yet"
+	case ms.Provider != o.Provider || ms.ModelAPI != api || ms.ModelID != o.Model:
+		ms.WouldAppend = true
+		ms.Reason = fmt.Sprintf("model changed from %s/%s (%s)", ms.Provider, ms.ModelID, ms.ModelAPI)
+	}
+	return ms
 }

@@ -93,8 +93,9 @@ func Shape(res *replay.Result) string {
 	fmt.Fprintf(&b, "policy: family=%s sanitize=%s ids=%s pairing=%v google=%v gemini=%v anthropic=%v\n",
 		strings.Join(p.Family, ","), p.SanitizeMode, p.ToolCallIDMode, p.RepairToolUseResultPairing,
 		p.ApplyGoogleTurnOrdering, p.ValidateGeminiTurns, p.ValidateAnthropicTurns)
-	fmt.Fprintf(&b, "context: leaf=%s path=%d/%d messages=%d compaction=%s skipped=%d\n", res.Context.Leaf,
-		res.Context.PathEntries, res.Context.FileEntries, res.Context.Messages, res.Context.Compaction, res.Context.SkippedLines)
+	fmt.Fprintf(&b, "context: leaf=%s path=%d/%d messages=%d compaction=%s skipped=%d snapshot=%v append=%v\n", res.Context.Leaf,
+		res.Context.PathEntries, res.Context.FileEntries, res.Context.Messages, res.Context.Compaction, res.Context.SkippedLines,
+		res.Context.ModelSnapshot.Found, res.Context.ModelSnapshot.WouldAppend)
 	var steps []string
 	for _, s := range res.Steps {
 		steps = append(steps, fmt.Sprintf("%s=%d", s.Name, s.Changed))

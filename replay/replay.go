@@ -48,6 +48,7 @@ type ContextInfo struct {
 	SkippedLines   int               `json:"skipped_lines"`
 	Messages       int               `json:"messages"` // after convertToLlm, before hygiene
 	Roles          map[string]int    `json:"roles"`    // roles before convertToLlm
+	ModelSnapshot  ModelSnapshot     `json:"model_snapshot"`
 	Path           []compaction.Item `json:"-"`
 	Projected      []hygiene.Message `json:"-"` // context messages before convertToLlm
 	byEntry        map[*session.Entry]hygiene.Message
@@ -213,7 +214,8 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 			}
 		}
 	}
-	// 2. everything from there, plus the last model and thinking-level setters before it
+	// 2. everything from there, plus the last model and thinking-level setters and the custom
+	// entries before it
 	var need []int
 	model, thinking := false, false
 	for k := from - 1; k >= 0 && !(model && thinking); k-- {
@@ -227,8 +229,9 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 			need = append(need, k)
 		}
 	}
-	for k := from; k < len(pathIdx); k++ {
-		if entries[k].Raw == nil {
+	for k := 0; k < len(pathIdx); k++ {
+		// everything from the kept region on, and the custom entries before it (model-snapshot)
+		if entries[k].Raw == nil && (k >= from || idx.Node(pathIdx[k]).Type == session.TypeCustom) {
 			need = append(need, k)
 		}
 	}

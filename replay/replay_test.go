@@ -56,6 +56,16 @@ func TestContextExample(t *testing.T) {
 	if res.Context.Leaf != "a4" || res.Context.Compaction != "c1" || !res.Context.FirstKeptFound {
 		t.Errorf("context = %+v", res.Context)
 	}
+	if m := res.Context.Model; m == nil || m.Provider != "anthropic" || m.ModelID != "claude-sonnet-4-6" {
+		t.Errorf("model from the path = %+v", m)
+	}
+	if ms := res.Context.ModelSnapshot; !ms.Found || !ms.WouldAppend || !strings.Contains(ms.Reason, "claude-sonnet-4-6") {
+		t.Errorf("snapshot for claude-sonnet-4-5 = %+v, want a model change", ms)
+	}
+	same := run(t, example, replay.Options{Provider: "anthropic", Model: "claude-sonnet-4-6", API: "anthropic-messages"})
+	if same.Context.ModelSnapshot.WouldAppend {
+		t.Errorf("same model: %+v", same.Context.ModelSnapshot)
+	}
 	// a2's usage predates the compaction: zeroed, and the trigger estimates instead
 	u := res.Messages[1]["usage"].(map[string]any)
 	if n, _ := hygiene.Num(u, "totalTokens"); n != 0 {

@@ -36,8 +36,14 @@ func Replay(w io.Writer, res *replay.Result, f Format) error {
 		p.Era, fam, p.SanitizeMode, ids, rpOnOff(p.RepairToolUseResultPairing), rpOnOff(p.ApplyGoogleTurnOrdering),
 		rpOnOff(p.ValidateGeminiTurns), rpOnOff(p.ValidateAnthropicTurns))
 	c := res.Context
-	fmt.Fprintf(w, "context: leaf %s, %d of %d entries on the path, %d message(s) before hygiene, thinking %s\n\n",
+	fmt.Fprintf(w, "context: leaf %s, %d of %d entries on the path, %d message(s) before hygiene, thinking %s\n",
 		rpOrDash(c.Leaf), c.PathEntries, c.FileEntries, c.Messages, c.ThinkingLevel)
+	if ms := c.ModelSnapshot; ms.WouldAppend {
+		fmt.Fprintf(w, "model snapshot: OpenClaw would append one (%s); replay writes nothing\n", ms.Reason)
+	} else {
+		fmt.Fprintf(w, "model snapshot: unchanged (%s/%s, %s)\n", ms.Provider, ms.ModelID, ms.ModelAPI)
+	}
+	fmt.Fprintln(w)
 
 	t := NewTable(w)
 	t.Header("step", "changed", "what")
