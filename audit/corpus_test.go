@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/session"
 )
 
 // corpusDir is shared/corpus beside the repository (read in place: audit never writes).
@@ -100,6 +101,35 @@ func TestCorpusCounts(t *testing.T) {
 		if c.mine != c.man {
 			t.Errorf("%s: independent count %d, MANIFEST %d", c.name, c.mine, c.man)
 		}
+	}
+	// and session.BuildIndex, the tree index the other commands use, sees the same tree
+	var sDangling, sMultiRoot int
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !audit.TranscriptLike(d.Name()) {
+			return err
+		}
+		ix, err := session.IndexFile(context.Background(), p, session.IndexOptions{}, nil)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		sDangling += len(ix.Dangling())
+		roots := 0
+		for _, r := range ix.Roots() {
+			if ix.Node(r).HasID { // entries without ids (pi v1, foreign formats) have no tree
+				roots++
+			}
+		}
+		if roots > 1 {
+			sMultiRoot++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sDangling != got.DanglingParents || sMultiRoot != got.MultiRootFiles {
+		t.Errorf("session.Index: %d dangling, %d multi-root files; audit: %d, %d", sDangling, sMultiRoot, got.DanglingParents, got.MultiRootFiles)
 	}
 	if want.UnpairedCalls == 0 || want.OrphanResults == 0 || want.DanglingParents == 0 || want.MissingTranscripts == 0 {
 		t.Errorf("corpus counts suspiciously empty: %+v", want)
