@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/progress"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // ErrNoInput is returned when no path could be read at all.
@@ -136,9 +138,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 				}
 			}
 		}
-		if st, err := os.Stat(filepath.Join(filepath.Dir(d.dir), "agent", "openclaw-agent.sqlite")); err == nil && !st.IsDir() {
-			add(newFinding("store.sqlite-era", d.dir, 0, "", "this agent has agent/openclaw-agent.sqlite: OpenClaw 2026.8+ keeps sessions in SQLite, so these JSONL files may be stale copies; clawdoctor refuses to write them. Use openclaw doctor --session-sqlite inspect",
-				map[string]any{"database": filepath.Join(filepath.Dir(d.dir), "agent", "openclaw-agent.sqlite")}))
+		if era := store.DetectEra(d.dir); era.SQLite {
+			add(newFinding("store.sqlite-era", d.dir, 0, "", "this agent's sessions live in SQLite (OpenClaw 2026.8+; found "+strings.Join(era.Evidence, ", ")+"): these JSONL files may be stale copies and clawdoctor refuses to write them. Use openclaw doctor --session-sqlite inspect",
+				map[string]any{"evidence": era.Evidence}))
 		}
 		for _, l := range d.locks {
 			checkLock(filepath.Join(d.dir, l), opts.Now, add)
