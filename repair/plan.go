@@ -156,26 +156,113 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 	if p.opts.Now.IsZero() {
 		p.opts.Now = time.Now()
 	}
-	r := jsonl.NewReader(rc, jsonl.Options{MaxLine: opts.MaxLine})
-	for {
-		l, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, p.plan.Lines+1, err)
-		}
-		p.plan.Lines = l.Num
-		p.end = l.Offset + l.Size
-		if l.Num%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	lines := readLines(rc, opts.MaxLine)
+	defer lines.stop()
+	for bt := range lines.c {
+		for i, l := range bt.lines {
+			if !l.Has(jsonl.FlagTooLong) {
+				l.Bytes = bt.bytes(i)
 			}
+			p.plan.Lines = l.Num
+			p.end = l.Offset + l.Size
+			p.line(l)
 		}
-		p.line(l)
+		lines.free <- bt
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if lines.err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, p.plan.Lines+1, lines.err)
 	}
 	p.finish()
 	return p, nil
+}
+
+// batch is a run of lines read ahead, their bytes copied into data, so the reader goroutine
+// goes on while the planner works (the two stages use both cores).
+type batch struct {
+	lines  []jsonl.Line // Bytes nil; line i's bytes are data[starts[i]:starts[i+1]]
+	starts []int
+	data   []byte
+}
+
+func (b *batch) bytes(i int) []byte { return b.data[b.starts[i]:b.starts[i+1]] }
+
+type lineFeed struct {
+	c    chan *batch
+	free chan *batch
+	done chan struct{}
+	err  error // set before c is closed
+}
+
+func (f *lineFeed) stop() {
+	close(f.done)
+	for range f.c { // wait for the reader goroutine
+	}
+}
+
+const batchBytes = 1 << 20
+
+// readLines runs a jsonl.Reader in its own goroutine and hands its lines over in batches.
+// Memory: three batches of about 1 MiB (a batch grows to hold one line up to the line cap).
+func readLines(r io.Reader, maxLine int) *lineFeed {
+	f := &lineFeed{c: make(chan *batch, 1), free: make(chan *batch, 3), done: make(chan struct{})}
+	for i := 0; i < 3; i++ {
+		f.free <- &batch{data: make([]byte, 0, batchBytes)}
+	}
+	go func() {
+		defer close(f.c)
+		jr := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine})
+		var bt *batch
+		get := func() bool {
+			select {
+			case bt = <-f.free:
+				bt.lines, bt.starts, bt.data = bt.lines[:0], append(bt.starts[:0], 0), bt.data[:0]
+				if cap(bt.data) > 4*batchBytes {
+					bt.data = make([]byte, 0, batchBytes) // do not keep a huge line's buffer
+				}
+				return true
+			case <-f.done:
+				return false
+			}
+		}
+		send := func() bool {
+			select {
+			case f.c <- bt:
+				bt = nil
+				return true
+			case <-f.done:
+				return false
+			}
+		}
+		if !get() {
+			return
+		}
+		for {
+			l, err := jr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				f.err = err
+				break
+			}
+			if len(bt.lines) > 0 && len(bt.data)+len(l.Bytes) > batchBytes {
+				if !send() || !get() {
+					return
+				}
+			}
+			bt.data = append(bt.data, l.Bytes...)
+			bt.starts = append(bt.starts, len(bt.data))
+			l.Bytes = nil
+			bt.lines = append(bt.lines, l)
+		}
+		if len(bt.lines) > 0 {
+			send()
+		}
+	}()
+	return f
 }
 
 type callRef struct {
