@@ -213,7 +213,7 @@ func TestPrepareTriggerAndFlush(t *testing.T) {
 	items[1].Msg["usage"] = map[string]any{"totalTokens": json.Number("180001")}
 	ctx := []hygiene.Message{items[0].Msg, items[1].Msg}
 	p := compaction.Prepare(items, ctx, compaction.Settings{})
-	if !p.Trigger.WouldCompact || p.Trigger.ReserveTokens != 20000 || p.Trigger.Source != "usage+trailing" {
+	if !p.Trigger.WouldCompact || p.Trigger.ReserveTokens != 20000 || p.Trigger.Source != "usage" {
 		t.Errorf("trigger = %+v, want compaction above 180000 with the 20000 floor", p.Trigger)
 	}
 	if p.MemoryFlush.Threshold != 176000 || !p.MemoryFlush.WouldRun {
@@ -269,5 +269,34 @@ func TestStages(t *testing.T) {
 	}
 	if r := compaction.AdaptiveChunkRatio(1000, 10, 200000); r != compaction.BaseChunkRatio {
 		t.Errorf("small messages keep the base ratio, got %v", r)
+	}
+}
+
+func TestOverflowTrigger(t *testing.T) {
+	for _, tc := range []struct {
+		name, last string
+		want       string
+	}{
+		{"prompt too long", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"400 prompt is too long: 210000 tokens","provider":"anthropic","model":"m"}`, "prompt is too long"},
+		{"no body 413", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"413 status code (no body)","provider":"anthropic","model":"m"}`, `^4(00|13)\s*(status code)?\s*\(no body\)`},
+		{"silent overflow", `{"role":"assistant","content":[],"stopReason":"stop","usage":{"input":150000,"cacheRead":60000},"provider":"anthropic","model":"m"}`, "silent overflow: input + cacheRead > context window"},
+		{"rate limit is not overflow", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"429 rate limit","provider":"anthropic","model":"m"}`, ""},
+	} {
+		items := path(t, "u:10")
+		items = append(items, compaction.Item{ID: "last", Kind: compaction.KindMessage, Msg: msg(t, tc.last)})
+		p := compaction.Prepare(items, nil, compaction.Settings{Provider: "anthropic", Model: "m"})
+		if p.Trigger.Overflow != tc.want || (tc.want != "") != p.Trigger.WouldCompact {
+			t.Errorf("%s: overflow %q would %v, want %q", tc.name, p.Trigger.Overflow, p.Trigger.WouldCompact, tc.want)
+		}
+		other := compaction.Prepare(items, nil, compaction.Settings{Provider: "openai", Model: "gpt"})
+		if other.Trigger.Overflow != "" {
+			t.Errorf("%s: an overflow of another model must not trigger: %+v", tc.name, other.Trigger)
+		}
+	}
+	// an error turn without any usage left: pi gives up
+	items := path(t, "u:10")
+	items = append(items, compaction.Item{ID: "e", Kind: compaction.KindMessage, Msg: msg(t, `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"boom"}`)})
+	if p := compaction.Prepare(items, []hygiene.Message{items[0].Msg, items[1].Msg}, compaction.Settings{}); p.Trigger.Source != "none" || p.Trigger.WouldCompact {
+		t.Errorf("error turn without usage: %+v", p.Trigger)
 	}
 }

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/clawdoctor/clawdoctor/hygiene"
 )
@@ -45,6 +46,9 @@ type Settings struct {
 	ReserveFloor     int // OpenClaw floor; negative disables, 0 means 20000
 	Boundary         Boundary
 	Estimator        Estimator
+	// Provider and Model are the target: an overflow error only triggers a compaction when it
+	// came from the current model ("" skips that check).
+	Provider, Model string
 }
 
 func (s Settings) withDefaults() Settings {
@@ -101,16 +105,21 @@ type Range struct {
 // Len is the number of indices in r.
 func (r Range) Len() int { return max(0, r.To-r.From) }
 
-// Trigger is the threshold decision.
+// Trigger is pi's _checkCompaction on the last assistant message of the path, as it runs
+// before the next prompt.
 type Trigger struct {
-	ContextTokens  int    `json:"context_tokens"`
-	Source         string `json:"source"` // "usage+trailing" or "estimate"
-	ContextWindow  int    `json:"context_window"`
-	ReserveTokens  int    `json:"reserve_tokens"` // effective, floor applied
-	Threshold      int    `json:"threshold"`      // window − reserve
-	WouldCompact   bool   `json:"would_compact"`
-	Reason         string `json:"reason"`
-	LastUsageEntry string `json:"last_usage_entry,omitempty"`
+	ContextTokens int    `json:"context_tokens"`
+	Source        string `json:"source"` // "usage" (the last assistant's), "estimate" (after an error turn) or "none"
+	// Estimate is estimateContextTokens over the context: the last usable usage plus the
+	// estimates of the messages after it (what OpenClaw's status and tokensBefore use).
+	Estimate       ContextEstimate `json:"estimate"`
+	Overflow       string          `json:"overflow,omitempty"` // the overflow pattern the last error matched
+	ContextWindow  int             `json:"context_window"`
+	ReserveTokens  int             `json:"reserve_tokens"` // effective, floor applied
+	Threshold      int             `json:"threshold"`      // window − reserve
+	WouldCompact   bool            `json:"would_compact"`
+	Reason         string          `json:"reason"`
+	LastUsageEntry string          `json:"last_usage_entry,omitempty"`
 }
 
 // MemoryFlush is the pre-compaction memory flush decision (§2.11).
@@ -157,43 +166,11 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 		}
 	}
 	// trigger: usage of the last usable assistant after the latest compaction, plus trailing
-	tr := Trigger{ContextWindow: s.ContextWindow, ReserveTokens: reserve, Threshold: s.ContextWindow - reserve}
-	usageAt := -1
-	for i := len(items) - 1; i > p.PrevCompactionIndex; i-- {
-		if items[i].Kind != KindMessage {
-			continue
-		}
-		if _, ok := usable(items[i].Msg); ok {
-			usageAt = i
-			break
-		}
-	}
-	if usageAt >= 0 {
-		u, _ := usable(items[usageAt].Msg)
-		tr.ContextTokens = ContextTokens(u)
-		for _, it := range items[usageAt+1:] {
-			if it.Msg != nil && it.Kind != KindCompaction {
-				tr.ContextTokens += it.Tokens
-			}
-		}
-		tr.Source = "usage+trailing"
-		tr.LastUsageEntry = items[usageAt].ID
-	} else {
-		for _, m := range context { // no usage since the latest compaction: estimate it all
-			tr.ContextTokens += est.Tokens(m)
-		}
-		tr.Source = "estimate"
-	}
-	tr.WouldCompact = ShouldCompact(tr.ContextTokens, s.ContextWindow, reserve)
-	if tr.WouldCompact {
-		tr.Reason = fmt.Sprintf("%d context tokens > window %d − reserve %d", tr.ContextTokens, s.ContextWindow, reserve)
-	} else {
-		tr.Reason = fmt.Sprintf("%d context tokens ≤ window %d − reserve %d", tr.ContextTokens, s.ContextWindow, reserve)
-	}
-	p.Trigger = tr
+	p.Trigger = trigger(items, context, p.PrevCompactionIndex, reserve, s)
 
 	flush := max(0, s.ContextWindow-EffectiveFloor(s.ReserveFloor, s.ContextWindow)-MemoryFlushSoftTokens)
-	p.MemoryFlush = MemoryFlush{Threshold: flush, WouldRun: tr.ContextTokens > 0 && flush > 0 && tr.ContextTokens >= flush}
+	total := p.Trigger.ContextTokens
+	p.MemoryFlush = MemoryFlush{Threshold: flush, WouldRun: total > 0 && flush > 0 && total >= flush}
 
 	if len(items) == 0 {
 		p.Blocked = "empty path"
@@ -266,4 +243,99 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 	}
 	p.Stages = PlanStages(toSummarize, s.ContextWindow)
 	return p
+}
+
+// trigger decides as pi's _checkCompaction does for the last assistant message of the path:
+// none after the latest compaction means no check; an overflow error from the current model
+// compacts; an error turn uses the context estimate (giving up without usage); any other turn
+// uses its own usage, with no trailing estimate.
+func trigger(items []Item, context []hygiene.Message, prev, reserve int, s Settings) Trigger {
+	tr := Trigger{ContextWindow: s.ContextWindow, ReserveTokens: reserve, Threshold: s.ContextWindow - reserve, Source: "none"}
+	tr.Estimate = s.Estimator.EstimateContext(context)
+	last := -1
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].Kind == KindMessage && items[i].Role() == "assistant" {
+			last = i
+			break
+		}
+	}
+	switch {
+	case last < 0:
+		tr.Reason = "no assistant message on the path: nothing to check"
+		return tr
+	case last < prev:
+		tr.Reason = "the last assistant message predates the latest compaction: no check"
+		return tr
+	}
+	m := items[last].Msg
+	tr.LastUsageEntry = items[last].ID
+	provider, _ := hygiene.Str(m, "provider")
+	model, _ := hygiene.Str(m, "model")
+	current := s.Provider == "" || (provider == s.Provider && model == s.Model)
+	if pat := Overflow(m, s.ContextWindow); pat != "" && current {
+		tr.Overflow, tr.WouldCompact = pat, true
+		tr.Reason = "the last assistant turn is a context overflow (" + pat + "): compact and retry"
+		if u, ok := m["usage"].(map[string]any); ok {
+			tr.ContextTokens, tr.Source = ContextTokens(u), "usage"
+		}
+		return tr
+	}
+	if hygiene.StopReason(m) == "error" {
+		if tr.Estimate.LastUsageIndex < 0 {
+			tr.Reason = "the last assistant turn failed and no usage is left to estimate from: no check"
+			return tr
+		}
+		tr.ContextTokens, tr.Source = tr.Estimate.Tokens, "estimate"
+	} else {
+		u, _ := m["usage"].(map[string]any)
+		tr.ContextTokens, tr.Source = ContextTokens(u), "usage"
+	}
+	tr.WouldCompact = ShouldCompact(tr.ContextTokens, s.ContextWindow, reserve)
+	if tr.WouldCompact {
+		tr.Reason = fmt.Sprintf("%d context tokens > window %d − reserve %d", tr.ContextTokens, s.ContextWindow, reserve)
+	} else {
+		tr.Reason = fmt.Sprintf("%d context tokens ≤ window %d − reserve %d", tr.ContextTokens, s.ContextWindow, reserve)
+	}
+	return tr
+}
+
+var overflowPatterns = func() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, p := range []string{
+		`prompt is too long`, `input is too long for requested model`, `exceeds the context window`,
+		`input token count.*exceeds the maximum`, `maximum prompt length is \d+`,
+		`reduce the length of the messages`, `maximum context length is \d+ tokens`,
+		`exceeds the limit of \d+`, `exceeds the available context size`, `greater than the context length`,
+		`context window exceeds limit`, `exceeded model token limit`,
+		`too large for model with \d+ maximum context length`, `model_context_window_exceeded`,
+		`context[_ ]length[_ ]exceeded`, `too many tokens`, `token limit exceeded`,
+		`^4(00|13)\s*(status code)?\s*\(no body\)`,
+	} {
+		out = append(out, regexp.MustCompile(`(?i)`+p))
+	}
+	return out
+}()
+
+// Overflow is pi-ai's isContextOverflow: an error turn whose errorMessage matches one of the
+// overflow patterns, or a silent overflow (a "stop" turn whose input plus cache reads exceed the
+// window). It returns what matched, "" for none.
+func Overflow(m hygiene.Message, window int) string {
+	switch hygiene.StopReason(m) {
+	case "error":
+		msg, _ := hygiene.Str(m, "errorMessage")
+		for _, re := range overflowPatterns {
+			if re.MatchString(msg) {
+				return re.String()[4:]
+			}
+		}
+	case "stop":
+		if u, ok := m["usage"].(map[string]any); ok && window > 0 {
+			in, _ := hygiene.Num(u, "input")
+			cr, _ := hygiene.Num(u, "cacheRead")
+			if in+cr > float64(window) {
+				return "silent overflow: input + cacheRead > context window"
+			}
+		}
+	}
+	return ""
 }

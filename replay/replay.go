@@ -312,6 +312,7 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 	if s.Estimator == "" {
 		s.Estimator = compaction.EstimatorPi
 	}
+	s.Provider, s.Model = o.Provider, o.Model
 	res.Compaction = compaction.Prepare(ci.Path, ci.Projected, s)
 	res.Tokens = Tokens{ContextTokens: res.Compaction.Trigger.ContextTokens, Source: res.Compaction.Trigger.Source,
 		Estimator: string(s.Estimator)}

@@ -71,8 +71,8 @@ func TestContextExample(t *testing.T) {
 	if n, _ := hygiene.Num(u, "totalTokens"); n != 0 {
 		t.Errorf("stale usage kept: %v", u)
 	}
-	if res.Compaction.Trigger.Source != "estimate" {
-		t.Errorf("trigger source = %s, want estimate (no usage after the compaction)", res.Compaction.Trigger.Source)
+	if res.Compaction.Trigger.Source != "none" {
+		t.Errorf("trigger source = %s, want none (the last assistant predates the compaction)", res.Compaction.Trigger.Source)
 	}
 	if res.Compaction.Trigger.WouldCompact {
 		t.Error("a tiny context must not compact")
