@@ -29,10 +29,10 @@ type FileResult struct {
 	Path        string   `json:"path"`
 	Kind        string   `json:"kind"` // transcript or store
 	Status      string   `json:"status"`
-	Reason      string   `json:"reason,omitempty"`
+	Reason      string   `json:"reason"`
 	Counts               // droppedLines, salvagedLines, ...
 	StoreCounts          // store salvage counters
-	BackupPath  string   `json:"backupPath,omitempty"`
+	BackupPath  string   `json:"backupPath"`
 	BytesBefore int64    `json:"bytesBefore"`
 	BytesAfter  int64    `json:"bytesAfter"`
 	Compression string   `json:"compression,omitempty"`
