@@ -7,8 +7,6 @@
 package compaction
 
 import (
-	"encoding/json"
-	"strings"
 	"unicode/utf16"
 
 	"github.com/clawdoctor/clawdoctor/hygiene"
@@ -116,7 +114,7 @@ func (e Estimator) Tokens(m hygiene.Message) int {
 				chars += e.chars(s)
 			case "toolCall":
 				name, _ := hygiene.Str(b, "name")
-				chars += e.chars(name) + e.chars(stringify(b["arguments"]))
+				chars += e.chars(name) + e.chars(hygiene.Stringify(b["arguments"]))
 			}
 		}
 	case "bashExecution":
@@ -128,21 +126,6 @@ func (e Estimator) Tokens(m hygiene.Message) int {
 		chars = e.chars(s)
 	}
 	return (chars + 3) / 4
-}
-
-// stringify is JSON.stringify for the lengths pi sums: no HTML escaping, and "" for a missing
-// value.
-func stringify(v any) string {
-	if v == nil {
-		return ""
-	}
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return ""
-	}
-	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 // ContextTokens is calculateContextTokens: totalTokens, else the sum of the four counters.

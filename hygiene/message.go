@@ -206,3 +206,18 @@ func TextOf(m Message) string {
 	}
 	return sb.String()
 }
+
+// Stringify is JSON.stringify for what pi measures and prints: no HTML escaping, no trailing
+// newline, and "" for a missing value.
+func Stringify(v any) string {
+	if v == nil {
+		return ""
+	}
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return ""
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"slices"
 	"strings"
@@ -85,7 +84,7 @@ func SerializeConversation(msgs []hygiene.Message) string {
 					var args []string
 					if a, ok := b["arguments"].(map[string]any); ok {
 						for _, k := range sortedKeys(a) {
-							args = append(args, k+"="+jsonString(a[k]))
+							args = append(args, k+"="+hygiene.Stringify(a[k]))
 						}
 					}
 					calls = append(calls, name+"("+strings.Join(args, ", ")+")")
@@ -137,21 +136,6 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-func jsonEncoder(w io.Writer) *json.Encoder {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc
-}
-
-func jsonString(v any) string {
-	var b bytes.Buffer
-	enc := jsonEncoder(&b)
-	if enc.Encode(v) != nil {
-		return ""
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // ErrSummaryTimeout is returned when the summary command runs longer than its timeout.
