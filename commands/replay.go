@@ -28,7 +28,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "pairing", Value: string(hygiene.PairingClassic), Usage: "tool-result pairing: classic or frames (newest)"},
 			&cli.IntFlag{Name: "context-window", Value: compaction.DefaultContextWindow, Usage: "model context window in tokens"},
 			&cli.IntFlag{Name: "reserve-tokens", Value: compaction.DefaultReserveTokens, Usage: "configured compaction.reserveTokens (OpenClaw raises it to --reserve-floor)"},
-			&cli.IntFlag{Name: "reserve-floor", Value: compaction.ReserveTokensFloor, Usage: "OpenClaw reserveTokensFloor; -1 disables it"},
+			&cli.IntFlag{Name: "reserve-floor", Value: compaction.ReserveTokensFloor, Usage: "OpenClaw reserveTokensFloor; 0 or -1 turns it off"},
 			&cli.IntFlag{Name: "keep-recent-tokens", Value: compaction.DefaultKeepRecentTokens, Usage: "tokens of recent messages a compaction keeps"},
 			&cli.StringFlag{Name: "boundary", Value: string(compaction.BoundaryPi058), Usage: "next-compaction boundary: pi-0.58 or late (pi-late, OC-core)"},
 			&cli.StringFlag{Name: "estimator", Value: string(compaction.EstimatorPi), Usage: "token estimator: pi (chars/4) or cjk (OC-core)"},
@@ -81,6 +81,10 @@ func runReplay(c *cli.Context) error {
 	if c.Int("context-window") <= 0 {
 		return &usageError{msg: "--context-window must be positive", hint: "--context-window 200000"}
 	}
+	floor := c.Int("reserve-floor")
+	if floor <= 0 {
+		floor = -1 // the library reads 0 as "OpenClaw's default"
+	}
 	var summaryArgv []string
 	if s := c.String("summary-cmd"); s != "" {
 		if summaryArgv, err = splitCommand(s); err != nil {
@@ -93,7 +97,7 @@ func runReplay(c *cli.Context) error {
 		AllowedTools: c.StringSlice("allowed-tools"),
 		Compaction: compaction.Settings{
 			ContextWindow: c.Int("context-window"), ReserveTokens: c.Int("reserve-tokens"),
-			KeepRecentTokens: c.Int("keep-recent-tokens"), ReserveFloor: c.Int("reserve-floor"),
+			KeepRecentTokens: c.Int("keep-recent-tokens"), ReserveFloor: floor,
 			Boundary: boundary, Estimator: est,
 		},
 	}
