@@ -73,6 +73,10 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		}
 		ci.Path = append(ci.Path, it)
 	}
+	if leafEntry := sc.Path[len(sc.Path)-1]; leafEntry.Type == session.TypeMessage && leafEntry.Message != nil && leafEntry.Message.Role == session.RoleUser {
+		ci.OrphanUserLeaf = true
+		st.Details = append(st.Details, fmt.Sprintf("the leaf %s is a user message: before the next prompt OpenClaw moves the leaf to its parent and drops it (\"Removed orphaned user message\"); shown here as stored", leafEntry.ID))
+	}
 	ci.ModelSnapshot = modelSnapshot(sc.Path, o)
 	if ms := ci.ModelSnapshot; ms.WouldAppend {
 		st.Details = append(st.Details, "OpenClaw would append a model-snapshot custom entry to the file ("+ms.Reason+"); replay does not")

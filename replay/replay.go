@@ -49,6 +49,9 @@ type ContextInfo struct {
 	Messages       int               `json:"messages"` // after convertToLlm, before hygiene
 	Roles          map[string]int    `json:"roles"`    // roles before convertToLlm
 	ModelSnapshot  ModelSnapshot     `json:"model_snapshot"`
+	// OrphanUserLeaf: the leaf is a user message, which OpenClaw drops before the next prompt
+	// (spec transcript.md §7.1).
+	OrphanUserLeaf bool              `json:"orphan_user_leaf"`
 	Path           []compaction.Item `json:"-"`
 	Projected      []hygiene.Message `json:"-"` // context messages before convertToLlm
 	byEntry        map[*session.Entry]hygiene.Message

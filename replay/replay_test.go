@@ -56,6 +56,9 @@ func TestContextExample(t *testing.T) {
 	if res.Context.Leaf != "a4" || res.Context.Compaction != "c1" || !res.Context.FirstKeptFound {
 		t.Errorf("context = %+v", res.Context)
 	}
+	if !res.Context.OrphanUserLeaf {
+		t.Error("the leaf a4 is a user message: §7.1 orphan leaf not reported")
+	}
 	if m := res.Context.Model; m == nil || m.Provider != "anthropic" || m.ModelID != "claude-sonnet-4-6" {
 		t.Errorf("model from the path = %+v", m)
 	}
