@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/report"
 	"github.com/clawdoctor/clawdoctor/store"
 )
@@ -18,6 +19,7 @@ func statsCommand() *cli.Command {
 		ArgsUsage: "[PATH...]",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "markdown", Usage: "print the table as Markdown"},
+			&cli.StringFlag{Name: "config", Usage: "openclaw.json to read agents.list, session.store and session.writeLock from (default: OpenClaw's lookup)", TakesFile: true},
 		},
 		Description: `Count, per agent, the sessions.json entries, live transcripts, archives by kind
 (.reset./.deleted./.bak., .zst), orphans (files no entry references), entries whose transcript
@@ -45,7 +47,29 @@ func runStats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	targets, err := store.Targets(g.StateDir, g.Agent, g.AllAgents, c.Args().Slice())
+	scope := store.Scope{StateDir: g.StateDir, Agent: g.Agent, All: g.AllAgents, Paths: c.Args().Slice()}
+	var notes []string
+	var staleMs int64
+	cfgPath := config.Find(c.String("config"), g.StateDir, os.Getenv)
+	if cfg, err := config.Load(cfgPath); err != nil {
+		if c.String("config") != "" {
+			return &usageError{msg: err.Error(), hint: "clawdoctor stats --config ~/.openclaw/openclaw.json"}
+		}
+		notes = append(notes, fmt.Sprintf("config not used: %v", err))
+	} else {
+		for _, a := range cfg.Agents {
+			scope.Configured = append(scope.Configured, a.ID)
+		}
+		scope.StoreTemplate = cfg.Session.Store
+		if ms, ok := cfg.Session.WriteLock.StaleMs.(float64); ok && ms > 0 {
+			staleMs = int64(ms)
+		}
+		scope.Home = os.Getenv("OPENCLAW_HOME")
+		if scope.Home == "" {
+			scope.Home, _ = os.UserHomeDir()
+		}
+	}
+	targets, err := scope.Targets()
 	switch {
 	case errors.Is(err, store.ErrUnknownAgent):
 		return &usageError{msg: err.Error(), hint: "clawdoctor stats --all-agents"}
@@ -58,11 +82,12 @@ func runStats(c *cli.Context) error {
 	case err != nil:
 		return err
 	}
-	opts := store.StatsOptions{Now: g.Now, Lock: store.LockOptions{StaleAfter: store.LockStaleAfter(os.Getenv, 0)}}
+	opts := store.StatsOptions{Now: g.Now, Lock: store.LockOptions{StaleAfter: store.LockStaleAfter(os.Getenv, staleMs)}}
 	stats, err := store.Inventory(c.Context, targets, opts, newCounter(c, "stats"))
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
+	stats.Notes = append(notes, stats.Notes...)
 	format := report.Text
 	switch {
 	case g.JSON:

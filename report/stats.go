@@ -51,6 +51,9 @@ func Stats(w io.Writer, s store.Stats, f Format) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for i, a := range s.Agents {
 		for _, n := range statsNotes(a) {
 			fmt.Fprintf(w, "%s: %s\n", names[i], n)
@@ -217,6 +220,9 @@ func statsTotal(as []store.AgentStats) store.AgentStats {
 // statsNotes lists what needs attention in one sessions dir.
 func statsNotes(a store.AgentStats) []string {
 	var out []string
+	if a.NoDir {
+		out = append(out, "no sessions dir yet (a configured agent that has not run)")
+	}
 	if a.Store.Corrupt != "" {
 		out = append(out, a.Store.Corrupt+"; OpenClaw would read it as an empty store and overwrite it")
 	}

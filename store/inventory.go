@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -23,66 +22,22 @@ type Target struct {
 	Agent       string `json:"agent,omitempty"` // "" when the dir is not in the agents layout
 	SessionsDir string `json:"sessions_dir"`
 	StateDir    string `json:"state_dir,omitempty"`
+	// StorePath is the store file; "" means <SessionsDir>/sessions.json. A configured
+	// session.store template may name it otherwise.
+	StorePath string `json:"store_path,omitempty"`
 }
 
-// Targets turns a command line into sessions dirs. With paths, each is a sessions dir, a
-// sessions.json file (its dir is used) or a state dir (its agents, narrowed by agent/all as
-// below). Without paths the agents of stateDir are used: the one named by agent, every one
-// with all, else "main" when present, else every one.
+// Store returns the target's store file.
+func (t Target) Store() string {
+	if t.StorePath != "" {
+		return t.StorePath
+	}
+	return filepath.Join(t.SessionsDir, StoreFile)
+}
+
+// Targets is Scope{StateDir: stateDir, Agent: agent, All: all, Paths: paths}.Targets().
 func Targets(stateDir, agent string, all bool, paths []string) ([]Target, error) {
-	if len(paths) == 0 {
-		return stateTargets(stateDir, agent, all)
-	}
-	var out []Target
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			if filepath.Base(p) != StoreFile {
-				return nil, fmt.Errorf("%s: %w", p, ErrNotSessionsDir)
-			}
-			p = filepath.Dir(p)
-		}
-		if fi, err := os.Stat(filepath.Join(p, "agents")); err == nil && fi.IsDir() && filepath.Base(p) != "sessions" {
-			ts, err := stateTargets(p, agent, all)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ts...)
-			continue
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return nil, err
-		}
-		t := Target{SessionsDir: abs}
-		if id, root, ok := agentOfSessionsDir(abs); ok {
-			t.Agent, t.StateDir = id, root
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func stateTargets(stateDir, agent string, all bool) ([]Target, error) {
-	agents, err := Agents(stateDir, nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(agents) == 0 {
-		return nil, fmt.Errorf("%w under %s", ErrNoAgents, filepath.Join(stateDir, "agents"))
-	}
-	sel, err := Select(agents, agent, all)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Target, len(sel))
-	for i, a := range sel {
-		out[i] = Target{Agent: a.ID, SessionsDir: a.SessionsDir, StateDir: stateDir}
-	}
-	return out, nil
+	return Scope{StateDir: stateDir, Agent: agent, All: all, Paths: paths}.Targets()
 }
 
 // Count is a number of files and their bytes.
@@ -121,10 +76,12 @@ type LockStats struct {
 
 // AgentStats is the inventory of one sessions dir.
 type AgentStats struct {
-	Agent       string     `json:"agent"`
-	SessionsDir string     `json:"sessions_dir"`
-	Era         Era        `json:"era"`
-	Store       StoreStats `json:"store"`
+	Agent       string `json:"agent"`
+	SessionsDir string `json:"sessions_dir"`
+	// NoDir is set when the sessions dir does not exist (a configured agent that never ran).
+	NoDir bool       `json:"no_dir,omitempty"`
+	Era   Era        `json:"era"`
+	Store StoreStats `json:"store"`
 	// Transcripts are the live (primary) transcripts, topics included; Topics is the subset.
 	Transcripts Count `json:"transcripts"`
 	Topics      Count `json:"topics"`
@@ -161,9 +118,11 @@ type AgentStats struct {
 
 // Stats is the inventory of several sessions dirs.
 type Stats struct {
-	StateDir string       `json:"state_dir,omitempty"`
-	Now      time.Time    `json:"now"`
-	Agents   []AgentStats `json:"agents"`
+	StateDir string `json:"state_dir,omitempty"`
+	// Notes are remarks about the run itself (e.g. a config that could not be read).
+	Notes  []string     `json:"notes,omitempty"`
+	Now    time.Time    `json:"now"`
+	Agents []AgentStats `json:"agents"`
 }
 
 // StatsOptions tune Inventory.
@@ -190,6 +149,9 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 	var total int64
 	for i, t := range targets {
 		l, err := List(t.SessionsDir)
+		if errIsMissingDir(err) {
+			l, err = Listing{Dir: t.SessionsDir}, nil // a configured agent that never ran
+		}
 		if err != nil {
 			return s, err
 		}
@@ -212,9 +174,12 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 func inventoryOne(ctx context.Context, t Target, l Listing, opts StatsOptions, c progress.Counter) (AgentStats, error) {
 	a := AgentStats{Agent: t.Agent, SessionsDir: t.SessionsDir, Kinds: map[Kind]Count{}, ArchivesByKind: map[Kind]Count{}}
 	a.Era = DetectEra(t.SessionsDir)
+	if _, err := os.Stat(t.SessionsDir); errIsMissingDir(err) {
+		a.NoDir = true
+	}
 
 	st := New()
-	storePath := filepath.Join(t.SessionsDir, StoreFile)
+	storePath := t.Store()
 	if fi, err := os.Lstat(storePath); err == nil {
 		a.Store.Present = true
 		a.Store.Bytes = fi.Size()
@@ -299,6 +264,9 @@ func inventoryOne(ctx context.Context, t Target, l Listing, opts StatsOptions, c
 			a.Symlinks++
 		}
 		k := f.Class.Kind
+		if filepath.Join(t.SessionsDir, f.Name) == storePath {
+			k = KindStore // a store named by a session.store template
+		}
 		a.Files.add(f)
 		cnt := a.Kinds[k]
 		cnt.add(f)
