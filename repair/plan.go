@@ -209,7 +209,7 @@ const batchBytes = 1 << 20
 func readLines(r io.Reader, maxLine int) *lineFeed {
 	f := &lineFeed{c: make(chan *batch, 1), free: make(chan *batch, 3), done: make(chan struct{})}
 	for i := 0; i < 3; i++ {
-		f.free <- &batch{data: make([]byte, 0, batchBytes)}
+		f.free <- &batch{data: make([]byte, 0, 64<<10)} // grows to about batchBytes
 	}
 	go func() {
 		defer close(f.c)
