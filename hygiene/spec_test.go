@@ -222,6 +222,13 @@ func TestSpecExamples(t *testing.T) {
 		}, `{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{},"thoughtSignature":"not base64!"},{"type":"toolCall","id":"d","name":"x","arguments":{},"thoughtSignature":"QUJD"}]}`,
 			`{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{}},{"type":"toolCall","id":"d","name":"x","arguments":{},"thoughtSignature":"QUJD"}]}`, 1},
 
+		{"6.2 preserveSignatures keeps blank text beside thinking (Antigravity Claude)", func(m []hygiene.Message) ([]hygiene.Message, hygiene.Step) {
+			p := hygiene.Resolve("google-antigravity", "google-antigravity", "claude-opus-4", hygiene.EraAntigravity)
+			return hygiene.SanitizeImages(m, p, hygiene.ImageOptions{})
+		}, `{"role":"assistant","content":[{"type":"thinking","thinking":"t","thought_signature":"msg_1"},{"type":"text","text":" "}]}
+{"role":"assistant","content":[{"type":"text","text":" "},{"type":"text","text":"x"}]}`,
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"t","thought_signature":"msg_1"},{"type":"text","text":" "}]}
+{"role":"assistant","content":[{"type":"text","text":"x"}]}`, 1},
 		{"6.3 strict whole transcript", strict, `
 {"role":"assistant","content":[{"type":"toolCall","id":"call_1|fc_9","name":"read","arguments":{}}]}
 {"role":"toolResult","toolCallId":"call_1|fc_9","toolName":"read","content":[],"isError":false}`, `
