@@ -79,10 +79,11 @@ func BenchmarkValidate(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(map[int]string{1: "inline", 2: "workers2"}[w], func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
+			stop := processMeter(b)
 			if w == 1 {
-				stop := cpuMeter(b)
-				defer stop(int64(len(data)))
+				stop = cpuMeter(b)
 			}
+			defer stop(int64(len(data)))
 			for b.Loop() {
 				s, err := jsonl.Validate(context.Background(), bytes.NewReader(data), "bench", jsonl.ValidateOptions{Workers: w})
 				if err != nil || s.BadLines != 0 {

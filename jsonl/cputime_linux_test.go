@@ -30,3 +30,22 @@ func cpuMeter(b *testing.B) (stop func(bytesPerOp int64)) {
 		}
 	}
 }
+
+// processCPU is the CPU time of the whole process, all threads (RUSAGE_SELF).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processMeter is cpuMeter for work spread over goroutines: MB per CPU second of the process.
+func processMeter(b *testing.B) (stop func(bytesPerOp int64)) {
+	start := processCPU()
+	return func(bytesPerOp int64) {
+		if d := processCPU() - start; d > 0 {
+			b.ReportMetric(float64(bytesPerOp)*float64(b.N)/1e6/d.Seconds(), "MB/cpu-s")
+		}
+	}
+}

@@ -104,6 +104,10 @@ type Reader struct {
 	started bool
 
 	noClassify bool // Validate's workers classify lines themselves, off the reading goroutine
+	// handoff, when set, takes the full buffer (and so the Bytes of every line returned from
+	// it) and returns a buffer of at least size bytes to go on with, instead of compacting in
+	// place. Validate hands each buffer to a worker this way, with no copy of the lines.
+	handoff func(old []byte, size int) []byte
 }
 
 // NewReader returns a Reader over r.
@@ -136,23 +140,23 @@ func (r *Reader) fill() bool {
 	if r.buf == nil {
 		r.buf = make([]byte, r.base)
 	}
-	if r.r > 0 {
-		if r.r == r.w && cap(r.buf) > 4*r.base {
-			r.buf = make([]byte, r.base) // a long line is over: give its buffer back
-		} else {
-			copy(r.buf, r.buf[r.r:r.w])
+	if r.w == len(r.buf) { // no room left: move the unfinished line to the front of a buffer
+		carry, size := r.w-r.r, len(r.buf)
+		switch {
+		case r.r == 0: // one unfinished line fills the buffer: grow it, up to the cap
+			size = min(2*size, max(r.max+4, size+1)) // BOM + line + \n
+		case carry == 0 && size > 4*r.base: // a long line is over: give its buffer back
+			size = r.base
 		}
-		r.w -= r.r
-		r.r = 0
-	}
-	if r.w == len(r.buf) {
-		n := 2 * len(r.buf)
-		if lim := r.max + 4; n > lim { // BOM + line + \n
-			n = max(lim, len(r.buf)+1)
+		nb := r.buf
+		switch {
+		case r.handoff != nil:
+			nb = r.handoff(r.buf, size)
+		case size != len(r.buf):
+			nb = make([]byte, size)
 		}
-		nb := make([]byte, n)
-		copy(nb, r.buf[:r.w])
-		r.buf = nb
+		copy(nb, r.buf[r.r:r.w])
+		r.buf, r.r, r.w = nb, 0, carry
 	}
 	for range 100 {
 		n, err := r.src.Read(r.buf[r.w:])

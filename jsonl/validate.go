@@ -181,7 +181,7 @@ func judge(l *Line, maxLine int) (BadLine, bool) {
 	return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(), Reason: reason}, true
 }
 
-// batch is a run of consecutive lines copied out of the Reader for a worker.
+// batch is a run of consecutive lines for a worker, with the read buffer their Bytes point into.
 type batch struct {
 	seq   int
 	data  []byte
@@ -191,13 +191,11 @@ type batch struct {
 	flags [len(flagNames)]int64
 }
 
-const (
-	batchBytes = 1 << 20
-	batchLines = 8192
-)
+const batchBytes = DefaultBufferSize
 
-// validateParallel reads and classifies lines on this goroutine and checks JSON on workers.
-// Counts are sums, so their order does not matter; bad lines are kept by line number.
+// validateParallel splits lines on this goroutine and classifies and checks them on workers.
+// The Reader hands over each full buffer with the lines in it (no copy), and gets a recycled
+// one back. Counts are sums, so their order does not matter; bad lines are kept by line number.
 func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts ValidateOptions, workers int) error {
 	rd.noClassify = true
 	todo := make(chan *batch, workers)
@@ -253,14 +251,22 @@ func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts Validate
 	var readErr error
 	seq := 0
 	cur := <-free
-	send := func() {
-		cur.seq = seq
+	cur.lines = cur.lines[:0]
+	send := func(data []byte) {
+		cur.seq, cur.data = seq, data
 		seq++
 		todo <- cur
 		cur = <-free
-		cur.data, cur.lines = cur.data[:0], cur.lines[:0]
+		cur.lines = cur.lines[:0]
 	}
-	cur.data, cur.lines = cur.data[:0], cur.lines[:0]
+	rd.handoff = func(old []byte, size int) []byte {
+		spare := cur.data // the buffer this batch came back with, if any
+		send(old)         // every line collected so far points into old
+		if cap(spare) < size {
+			spare = make([]byte, size)
+		}
+		return spare[:cap(spare)]
+	}
 	var lines int64
 	for {
 		l, err := rd.Next()
@@ -272,20 +278,7 @@ func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts Validate
 			break
 		}
 		lines++
-		if len(cur.data)+len(l.Bytes) > cap(cur.data) && len(cur.lines) > 0 {
-			send() // keep Bytes of earlier lines valid: never grow data under them
-		}
-		start := len(cur.data)
-		cur.data = append(cur.data, l.Bytes...)
-		l.Bytes = cur.data[start:len(cur.data):len(cur.data)]
-		if cap(cur.data) < batchBytes {
-			cur.data = slices.Grow(cur.data, batchBytes-len(cur.data))
-			l.Bytes = cur.data[start:len(cur.data):len(cur.data)]
-		}
 		cur.lines = append(cur.lines, l)
-		if len(cur.data) >= batchBytes || len(cur.lines) >= batchLines {
-			send()
-		}
 		if lines%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				readErr = err
@@ -294,7 +287,7 @@ func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts Validate
 		}
 	}
 	if len(cur.lines) > 0 {
-		send()
+		send(rd.buf) // the last lines point into the reader's own buffer, no longer read into
 	}
 	close(todo)
 	wg.Wait()

@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/jsonl/internal/linegen"
@@ -196,3 +201,38 @@ func TestValidateCorpus(t *testing.T) {
 	}
 	t.Logf("validated %d corpus files", n)
 }
+
+// TestValidateParallelLongLines feeds lines around and over the 1 MiB buffer that the reader
+// hands to the workers, some over the cap, and checks the workers agree with the inline run.
+func TestValidateParallelLongLines(t *testing.T) {
+	var in bytes.Buffer
+	for i, n := range []int{10, 1<<20 - 3, 1 << 20, 5 << 20, 100, 3 << 20, 1<<20 + 7, 2, 9 << 20, 50} {
+		fmt.Fprintf(&in, `{"i":%d,"s":"%s"}`, i, strings.Repeat("x", n))
+		if i%3 == 1 {
+			in.WriteString("{") // glued garbage: a bad line
+		}
+		in.WriteString("\n")
+	}
+	opts := jsonl.ValidateOptions{MaxLine: 4 << 20, MaxBad: 100}
+	opts.Workers = 1
+	want, err := jsonl.Validate(context.Background(), bytes.NewReader(in.Bytes()), "long", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Lines != 10 || want.Count(jsonl.FlagTooLong) != 2 || want.BadLines != 5 {
+		t.Fatalf("inline: lines %d too_long %d bad %d", want.Lines, want.Count(jsonl.FlagTooLong), want.BadLines)
+	}
+	for _, w := range []int{2, 4} {
+		opts.Workers = w
+		got, err := jsonl.Validate(context.Background(), iotestHalfReader(in.Bytes()), "long", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(jsonl.Summary{})); diff != "" {
+			t.Errorf("workers %d (-inline +parallel):\n%s", w, diff)
+		}
+	}
+}
+
+// iotestHalfReader returns b through short reads, as a decompressor gives them.
+func iotestHalfReader(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }

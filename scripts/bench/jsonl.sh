@@ -32,7 +32,28 @@ bytes=$(bench_size "$file")
 bench_note "jsonl: $file, $bytes bytes, $(nproc) cores"
 cat "$file" >/dev/null # the page cache holds it for every run alike
 
+# measure_cpu NAME CMD...: like bench_measure, plus a NAME.cpu row with MB per CPU second
+# (user+sys): on a machine shared with other jobs the wall clock swings with their load, the
+# CPU time of the work much less.
+measure_cpu() {
+	local name=$1
+	shift
+	if [ ! -x /usr/bin/time ]; then
+		bench_measure "$name" "$bytes" "$@"
+		return
+	fi
+	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.time.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
+	local rc=$?
+	[ $rc -le 1 ] || bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
+	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.time.cpu")
+	bench_row "$name" "$(awk -v b="$bytes" -v s="$wall" 'BEGIN{if (s<=0) s=0.01; printf "%.1f MB/s", b/1e6/s}')" \
+		"$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')"
+	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/cpu-s (%.2f s CPU)", b/1e6/c, c}')" "-"
+}
+
+bench_note "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 # clawdoctor: on all cores (the default), and with JSON checked on the reading goroutine only.
-bench_measure jsonl.clawdoctor-validate "$bytes" "$BENCH_BIN" --no-progress validate "$file"
-bench_measure jsonl.clawdoctor-validate-1core "$bytes" "$BENCH_BIN" --no-progress validate --workers 1 "$file"
+measure_cpu jsonl.clawdoctor-validate "$BENCH_BIN" --no-progress validate "$file"
+measure_cpu jsonl.clawdoctor-validate-1core "$BENCH_BIN" --no-progress validate --workers 1 "$file"
 bench_baselines jsonl "$file"
+bench_note "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
