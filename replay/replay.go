@@ -5,10 +5,12 @@
 package replay
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/compaction"
@@ -181,6 +183,22 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 		for j, k := range ks {
 			want[j] = pathIdx[k]
 			pos[pathIdx[k]] = k
+		}
+		raw, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer raw.Close()
+		if jsonl.Detect(bufio.NewReaderSize(raw, 16)) == jsonl.Plain {
+			// a plain file: read just those lines at their offsets
+			es, err := idx.ReadEntries(raw, want)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			for j, e := range es {
+				entries[ks[j]] = e
+			}
+			return nil
 		}
 		f, err := jsonl.Open(path, nil)
 		if err != nil {
