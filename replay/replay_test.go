@@ -1,9 +1,13 @@
 package replay_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +176,34 @@ func TestSerializeConversation(t *testing.T) {
 		"[Tool result]: r"
 	if got := replay.SerializeConversation(msgs); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestRunFileCompressed: a gzip transcript replays like the plain one (the streamed read of
+// the needed entries), and both agree with the in-memory replay.
+func TestRunFileCompressed(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "s.jsonl")
+	gz := filepath.Join(dir, "s.jsonl.gz")
+	if err := os.WriteFile(plain, []byte(example), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(example))
+	zw.Close()
+	if err := os.WriteFile(gz, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := replay.Options{Provider: "anthropic", Model: "claude-sonnet-4-5", NowMs: testNow}
+	mem := run(t, example, o)
+	for _, p := range []string{plain, gz} {
+		res, err := replay.RunFile(context.Background(), p, o)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if diff := cmp.Diff(Shape(mem), Shape(res)); diff != "" {
+			t.Errorf("%s differs from the in-memory replay:\n%s", filepath.Base(p), diff)
+		}
 	}
 }
