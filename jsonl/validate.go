@@ -18,6 +18,8 @@ type ValidateOptions struct {
 	MaxLine int // line cap, as Options.MaxLine
 	MaxBad  int // bad lines kept with their reason, the first ones by line number; 0 means 10, < 0 none
 	Workers int // goroutines validating JSON; 0 means GOMAXPROCS (at most 4), 1 validates inline
+
+	BufferSize int // initial read buffer, as Options.BufferSize (tests use small ones)
 }
 
 // BadLine is a line that is not one valid JSON value.
@@ -119,7 +121,7 @@ func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOption
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
 	s := Summary{Path: name, Compression: Plain.String()}
-	rd := NewReader(r, Options{MaxLine: opts.MaxLine})
+	rd := NewReader(r, Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
 	var err error
 	if workers == 1 {
 		err = validateInline(ctx, rd, &s, opts)

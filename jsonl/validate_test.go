@@ -236,3 +236,26 @@ func TestValidateParallelLongLines(t *testing.T) {
 
 // iotestHalfReader returns b through short reads, as a decompressor gives them.
 func iotestHalfReader(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) }
+
+// FuzzValidate checks that the workers, which get the reader's buffers handed over, count and
+// list exactly what the inline run does, with tiny buffers so that handovers happen often.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte("{}\n[1]\n{\"a\":\n\x00{}\r\n\xEF\xBB\xBFx"), uint8(3))
+	f.Add(messy(3)[:2000], uint8(0))
+	f.Fuzz(func(t *testing.T, in []byte, sel uint8) {
+		opts := jsonl.ValidateOptions{MaxLine: []int{8, 30, 1000, 0}[sel%4], MaxBad: 3, BufferSize: 16 + 8*int(sel/4)}
+		opts.Workers = 1
+		want, err := jsonl.Validate(context.Background(), bytes.NewReader(in), "f", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Workers = 3
+		got, err := jsonl.Validate(context.Background(), iotest.HalfReader(bytes.NewReader(in)), "f", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(jsonl.Summary{})); diff != "" {
+			t.Fatalf("(-inline +workers):\n%s", diff)
+		}
+	})
+}
