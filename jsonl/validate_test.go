@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -258,4 +259,51 @@ func FuzzValidate(f *testing.F) {
 			t.Fatalf("(-inline +workers):\n%s", diff)
 		}
 	})
+}
+
+// repeatReader yields chunk over and over, n bytes in all: a big stream without the memory.
+type repeatReader struct {
+	chunk []byte
+	off   int
+	n     int64
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(int64(len(p)), r.n)], r.chunk[r.off:])
+	r.off = (r.off + k) % len(r.chunk)
+	r.n -= int64(k)
+	return k, nil
+}
+
+// TestValidateMemoryBounded validates 64 MiB of transcript lines and checks that what it
+// allocates stays a few read buffers, not a function of the stream's size.
+func TestValidateMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("64 MiB stream")
+	}
+	var chunk bytes.Buffer
+	g := linegen.New(21)
+	for chunk.Len() < 4<<20 {
+		chunk.Write(g.Next())
+		chunk.WriteString("\n")
+	}
+	const size = 64 << 20
+	for _, w := range []int{1, 2} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, err := jsonl.Validate(context.Background(), &repeatReader{chunk: chunk.Bytes(), n: size}, "big", jsonl.ValidateOptions{Workers: w})
+		runtime.ReadMemStats(&after)
+		if err != nil || s.Bytes != size || s.BadLines > 1 { // the cut at 128 MiB may tear one line
+			t.Fatalf("workers %d: %v bytes %d bad %d", w, err, s.Bytes, s.BadLines)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+			t.Errorf("workers %d: allocated %d MiB for a %d MiB stream", w, alloc>>20, size>>20)
+		} else {
+			t.Logf("workers %d: allocated %.1f MiB for a %d MiB stream", w, float64(alloc)/(1<<20), size>>20)
+		}
+	}
 }
