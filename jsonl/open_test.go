@@ -3,6 +3,7 @@ package jsonl_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -174,6 +175,28 @@ func TestDetect(t *testing.T) {
 		}
 		if c != tc.want {
 			t.Errorf("%q: detected %v, want %v (err %v)", tc.in, c, tc.want, err)
+		}
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errDisk }
+
+// TestWriterReportsWriteErrors: a full disk must not pass silently, in any compression.
+func TestWriterReportsWriteErrors(t *testing.T) {
+	for _, c := range []jsonl.Compression{jsonl.Plain, jsonl.Gzip, jsonl.Zstd} {
+		w, err := jsonl.NewWriter(failWriter{}, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 1000; i++ {
+			if w.WriteLine([]byte(strings.Repeat("x", 1000))) != nil {
+				break
+			}
+		}
+		if err := w.Close(); !errors.Is(err, errDisk) {
+			t.Errorf("%s: Close = %v, want %v", c, err, errDisk)
 		}
 	}
 }

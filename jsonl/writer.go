@@ -8,8 +8,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Writer writes lines with buffered output, optionally compressed. Close must be called to
-// flush the buffer and the last compressed frame.
+// Writer writes lines with buffered output (256 KiB), plain or compressed, so a repaired
+// archive keeps the compression it had. Close must be called to flush the buffer and the last
+// compressed frame; a write error is also returned by every later call and by Close.
 type Writer struct {
 	bw   *bufio.Writer
 	comp io.WriteCloser
@@ -57,12 +58,13 @@ func (w *Writer) Write(b []byte) (int, error) {
 func (w *Writer) Written() int64 { return w.n }
 
 // Close flushes everything; it does not close the underlying writer.
+// The compressor is closed even when flushing fails, so a zstd encoder never leaks.
 func (w *Writer) Close() error {
-	if err := w.bw.Flush(); err != nil {
-		return err
-	}
+	err := w.bw.Flush()
 	if w.comp != nil {
-		return w.comp.Close()
+		if cerr := w.comp.Close(); err == nil {
+			err = cerr
+		}
 	}
-	return nil
+	return err
 }
