@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // ErrChanged is returned when the input does not match the plan (it changed since planning).
@@ -16,6 +17,28 @@ var ErrChanged = errors.New("file changed since it was planned")
 // plan.BytesAfter, or an error when src does not have the planned size.
 func Apply(ctx context.Context, plan *Plan, src io.Reader, dst io.Writer) (int64, error) {
 	a := applier{ctx: ctx, br: bufio.NewReaderSize(src, 1<<20), w: dst}
+	return a.run(plan)
+}
+
+// ApplyFile is Apply for an uncompressed file: unchanged ranges are copied with io.CopyN from
+// the file itself, which lets the kernel copy them (copy_file_range) when dst leads to a file,
+// and skipped ranges are seeked over.
+func ApplyFile(ctx context.Context, plan *Plan, src *os.File, dst io.Writer) (int64, error) {
+	st, err := src.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if st.Size() != plan.BytesBefore {
+		return 0, fmt.Errorf("%w: %d bytes, planned %d", ErrChanged, st.Size(), plan.BytesBefore)
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	a := applier{ctx: ctx, f: src, w: dst}
+	return a.run(plan)
+}
+
+func (a *applier) run(plan *Plan) (int64, error) {
 	for _, e := range plan.Edits {
 		if err := a.copyTo(e.Off); err != nil {
 			return a.n, err
@@ -44,7 +67,11 @@ func Apply(ctx context.Context, plan *Plan, src io.Reader, dst io.Writer) (int64
 	if err := a.copyTo(plan.BytesBefore); err != nil {
 		return a.n, err
 	}
-	if _, err := a.br.Peek(1); err != io.EOF {
+	if a.f != nil {
+		if st, err := a.f.Stat(); err != nil || st.Size() != plan.BytesBefore {
+			return a.n, fmt.Errorf("%w: size changed while repairing", ErrChanged)
+		}
+	} else if _, err := a.br.Peek(1); err != io.EOF {
 		if err == nil {
 			return a.n, fmt.Errorf("%w: longer than the %d planned bytes", ErrChanged, plan.BytesBefore)
 		}
@@ -59,6 +86,7 @@ func Apply(ctx context.Context, plan *Plan, src io.Reader, dst io.Writer) (int64
 type applier struct {
 	ctx context.Context
 	br  *bufio.Reader
+	f   *os.File // instead of br for an uncompressed file
 	w   io.Writer
 	pos int64 // source bytes consumed
 	n   int64 // bytes written
@@ -77,8 +105,12 @@ func (a *applier) copyTo(off int64) error {
 		if err := a.ctx.Err(); err != nil {
 			return err
 		}
+		var src io.Reader = a.br
 		n := min(off-a.pos, 4<<20)
-		m, err := io.CopyN(a.w, a.br, n)
+		if a.f != nil {
+			src, n = a.f, min(off-a.pos, 64<<20)
+		}
+		m, err := io.CopyN(a.w, src, n)
 		a.pos += m
 		a.n += m
 		if err != nil {
@@ -92,6 +124,13 @@ func (a *applier) copyTo(off int64) error {
 }
 
 func (a *applier) discardTo(off int64) error {
+	if a.f != nil && a.pos < off {
+		if _, err := a.f.Seek(off, io.SeekStart); err != nil {
+			return err
+		}
+		a.pos = off
+		return nil
+	}
 	for a.pos < off {
 		n := int(min(off-a.pos, 1<<30))
 		m, err := a.br.Discard(n)

@@ -208,7 +208,18 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 	res.BackupPath = backup
 	opts.phase("backup")
 	err = safefile.Replace(path, func(w io.Writer) error {
-		src, err := jsonl.Open(backup, nil) // the backup holds the planned bytes, whatever happens to path
+		if res.Compression == jsonl.Plain.String() {
+			src, err := os.Open(backup) // the backup holds the planned bytes, whatever happens to path
+			if err != nil {
+				return err
+			}
+			defer src.Close()
+			if _, err := ApplyFile(ctx, plan, src, w); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			return nil
+		}
+		src, err := jsonl.Open(backup, nil)
 		if err != nil {
 			return err
 		}
