@@ -1,0 +1,48 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/replay"
+)
+
+// FuzzReplay runs arbitrary transcripts through the whole replay (context, hygiene for three
+// providers, compaction with both boundaries): no panic, the result encodes, Anthropic keeps
+// its pairing invariant, and the cut never lands on a tool result when a cut point exists.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte(example))
+	f.Add(synthetic(60))
+	f.Add([]byte(`{"type":"message","id":"a","parentId":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"x","name":"r","arguments":{}}]}}
+{"type":"compaction","id":"c","parentId":"a","summary":7,"firstKeptEntryId":"zz"}
+{"type":"custom_message","id":"m","parentId":"c","content":[{"type":"image"}],"customType":null}
+{"type":"branch_summary","id":"b","parentId":"m","summary":"s","fromId":"root"}
+{"type":"message","id":"t","parentId":"b","message":{"role":"toolResult","toolCallId":"x"}}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > 1<<14 {
+			return
+		}
+		for _, tg := range []target{targets[0], targets[1], targets[2]} {
+			for _, b := range []compaction.Boundary{compaction.BoundaryPi058, compaction.BoundaryLate} {
+				o := options(tg)
+				o.Compaction = compaction.Settings{ContextWindow: 2000, KeepRecentTokens: 50, Boundary: b}
+				res, err := replay.Run(context.Background(), bytes.NewReader(in), "f.jsonl", o)
+				if err != nil {
+					t.Fatalf("%s: %v", tg.name, err)
+				}
+				if _, err := json.Marshal(res); err != nil {
+					t.Fatalf("%s: result does not encode: %v", tg.name, err)
+				}
+				if tg.name == "anthropic" {
+					if err := hygiene.CheckAnthropic(res.Messages); err != nil {
+						t.Fatalf("anthropic invariant: %v", err)
+					}
+				}
+			}
+		}
+	})
+}
