@@ -44,7 +44,10 @@ model is called.
 
 EXAMPLE
   clawdoctor replay --provider anthropic --model claude-sonnet-4-5 s.jsonl
-  clawdoctor replay --json --provider mistral --model mistral-large-latest s.jsonl` + exitStatusHelp,
+  clawdoctor replay --json --provider mistral --model mistral-large-latest s.jsonl
+
+For replay, exit 1 means a hygiene step changed the history or compaction would run, and
+exit 3 that lines pi skips were skipped or --summary-cmd failed.` + exitStatusHelp,
 		Action: runReplay,
 	}
 }
