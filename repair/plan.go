@@ -767,7 +767,7 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 		case typ == "session":
 			p.noHead = "invalid session header (no id)"
 		default:
-			p.noHead = "missing session header (the first line is an entry)"
+			p.noHead = "missing session header (the first valid line is an entry)"
 			if p.opts.SynthesizeHeader {
 				p.synthesizeHeader(line, c, f)
 			}

@@ -66,20 +66,26 @@ func asstWith(content, stop string) string {
 	return `{"type":"message","id":"a1","parentId":"u1","timestamp":"T","message":{"role":"assistant","content":` + content + `,"stopReason":"` + stop + `"}}`
 }
 
-func TestPlanRules(t *testing.T) {
-	type want struct {
-		out    string // "" means unchanged
-		counts Counts
-		skip   string // substring of Plan.Skip
-		empty  bool
-		notes  []string // substrings of notes, in order
-	}
-	for _, tc := range []struct {
-		name string
-		in   string
-		opts func(*Options)
-		want want
-	}{
+type ruleWant struct {
+	out    string // "" means unchanged
+	counts Counts
+	skip   string // substring of Plan.Skip
+	empty  bool
+	notes  []string // substrings of notes, in order
+}
+
+type ruleCase struct {
+	name string
+	in   string
+	opts func(*Options)
+	want ruleWant
+}
+
+type want = ruleWant
+
+// ruleCases are the rules of issue 3 and every edge case of transcript.md §3.7.
+func ruleCases() []ruleCase {
+	return []ruleCase{
 		// OpenClaw parity (transcript.md §3.4 and the §3.7 edge-case table).
 		{"clean file", lines(hdr, u1, a1), nil, want{}},
 		{"zero bytes", "", nil, want{empty: true}},
@@ -184,7 +190,11 @@ func TestPlanRules(t *testing.T) {
 		{"code-mode tool name fallback", lines(hdr, u1, codeMode("stop", "call_2", "")), nil,
 			want{out: lines(hdr, u1, codeMode("stop", "call_2", ""), synth("a1", "call_2", "unknown", 1)), counts: Counts{InsertedToolResults: 1}}},
 		{"other provider not a candidate", lines(hdr, u1, strings.Replace(codeMode("stop", "call_1", "exec"), `"provider":"openai"`, `"provider":"azure"`, 1)), nil, want{}},
-	} {
+	}
+}
+
+func TestPlanRules(t *testing.T) {
+	for _, tc := range ruleCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := testOpts()
 			if tc.opts != nil {
@@ -249,6 +259,38 @@ func result(callID string) string {
 func synth(parent, callID, name string, n int) string {
 	return fmt.Sprintf(`{"type":"message","id":"repair-test-%d","parentId":"%s","timestamp":"2026-05-05T12:00:00.000Z","message":{"role":"toolResult","toolCallId":"%s","toolName":"%s","content":[{"type":"text","text":"aborted"}],"details":{"openclawSyntheticMissingToolResult":true,"reason":"missing_tool_result"},"isError":true,"timestamp":%d}}`,
 		n, parent, callID, name, testNow.UnixMilli())
+}
+
+// TestPlanRulesGolden renders the plan of every rule case (changes, notes, verdict, output)
+// into one golden file, so a change of wording or bytes shows up in review.
+func TestPlanRulesGolden(t *testing.T) {
+	var b bytes.Buffer
+	for _, tc := range ruleCases() {
+		opts := testOpts()
+		if tc.opts != nil {
+			tc.opts(&opts)
+		}
+		out, p := repairBytes(t, []byte(tc.in), opts)
+		fmt.Fprintf(&b, "=== %s\n", tc.name)
+		switch {
+		case p.Skip != "":
+			fmt.Fprintf(&b, "skip: %s\n", p.Skip)
+		case p.Empty != "":
+			fmt.Fprintf(&b, "clean: %s\n", p.Empty)
+		case !p.Changed():
+			b.WriteString("clean\n")
+		}
+		for _, c := range p.Changes {
+			fmt.Fprintf(&b, "line %d: %s: %s\n", c.Line, c.Action, c.Reason)
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(&b, "line %d: note: %s\n", n.Line, n.What)
+		}
+		if p.Changed() {
+			fmt.Fprintf(&b, "output:\n%s", out)
+		}
+	}
+	golden(t, b.Bytes())
 }
 
 // TestOutputParses checks on the rule inputs that every repaired line is valid JSON.

@@ -42,7 +42,7 @@ func repairSample(dry bool) *repair.Result {
 				{Line: 9, Action: "rewrite-assistant", Reason: "empty assistant error turn gets the stream-error text"}},
 			Notes: []repair.Note{{Line: 4, What: "invalid UTF-8: kept as is"}}},
 		{Path: "sessions/b.jsonl", Kind: "transcript", Status: repair.StatusSkipped,
-			Reason: "missing session header (the first line is an entry)", BytesBefore: 300, BytesAfter: 300},
+			Reason: "missing session header (the first valid line is an entry)", BytesBefore: 300, BytesAfter: 300},
 		{Path: "sessions/c.jsonl", Kind: "transcript", Status: repair.StatusClean, BytesBefore: 100, BytesAfter: 100},
 		{Path: "sessions/sessions.json", Kind: "store", Status: repair.StatusRepaired,
 			Reason:      "sessions.json does not parse (1:40: unexpected end of input): 3 entries salvaged",
@@ -50,7 +50,7 @@ func repairSample(dry bool) *repair.Result {
 			BackupPath:  "sessions/sessions.json.bak-7-1767225600000", BytesBefore: 500, BytesAfter: 420},
 	}}
 	r.Summary = repair.Summary{Files: 4, Repaired: 2, Clean: 1, Skipped: 1, DryRun: dry,
-		Counts: repair.Counts{DroppedLines: 1, SalvagedLines: 2, RewrittenAssistantMessages: 1},
+		Counts:      repair.Counts{DroppedLines: 1, SalvagedLines: 2, RewrittenAssistantMessages: 1},
 		StoreCounts: repair.StoreCounts{SalvagedEntries: 3, DroppedEntries: 1}}
 	return r
 }
