@@ -20,7 +20,7 @@ func fixturesCommand() *cli.Command {
   clawdoctor fixtures generate --out /tmp/state --agents 2 --sessions 50 --size 20MiB --seed 7 --faults all
   clawdoctor fixtures generate --out /tmp/big --single-transcript --size 1GiB --seed 1
   clawdoctor fixtures list` + exitStatusHelp,
-		Subcommands: []*cli.Command{fixturesGenerateCommand(), fixturesListCommand()},
+		Subcommands: []*cli.Command{fixturesGenerateCommand(), fixturesListCommand(), fixturesDemoCommand()},
 	}
 }
 
@@ -167,6 +167,31 @@ func fixturesListCommand() *cli.Command {
 				format = report.JSON
 			}
 			return report.FixtureList(c.App.Writer, fixtures.List, format)
+		},
+	}
+}
+
+func fixturesDemoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "write the shipped sample state dir (fixtures/demo) into a new dir, to try commands on",
+		Description: `EXAMPLE
+  clawdoctor fixtures demo --out /tmp/demo && clawdoctor --state-dir /tmp/demo doctor` + exitStatusHelp,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "output `DIR` (created; must be empty or absent)", Required: true, TakesFile: true},
+		},
+		Action: func(c *cli.Context) error {
+			if _, err := globals(c); err != nil {
+				return err
+			}
+			err := fixtures.WriteDemo(c.String("out"))
+			if errors.Is(err, fixtures.ErrNotEmpty) {
+				return &usageError{msg: err.Error(), hint: "give a new or empty --out dir: clawdoctor fixtures demo --out /tmp/demo2"}
+			}
+			if err != nil {
+				return err
+			}
+			return report.FixturesDemo(c.App.Writer, c.String("out"))
 		},
 	}
 }

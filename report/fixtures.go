@@ -82,3 +82,9 @@ func fixtureBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// FixturesDemo tells where fixtures demo wrote the sample state dir.
+func FixturesDemo(w io.Writer, dir string) error {
+	_, err := fmt.Fprintf(w, "wrote the demo state dir to %s\ntry: clawdoctor --state-dir %s doctor\n", dir, dir)
+	return err
+}
