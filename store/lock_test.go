@@ -202,3 +202,17 @@ func TestCorpusLocks(t *testing.T) {
 		}
 	}
 }
+
+func TestPIDAlive(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("pid probing is unix-only")
+	}
+	if !store.PIDAlive(os.Getpid()) || store.PIDAlive(deadPID(t)) || store.PIDAlive(0) || store.PIDAlive(-1) {
+		t.Error("PIDAlive wrong for self, a reaped child, 0 or -1")
+	}
+	if runtime.GOOS == "linux" {
+		if st, err := store.ProcStartTime(os.Getpid()); err != nil || st != ownStartTime(t) {
+			t.Errorf("ProcStartTime = %d, %v", st, err)
+		}
+	}
+}

@@ -134,3 +134,11 @@ func procStateDir(pid int) string {
 	}
 	return def
 }
+
+// PIDAlive reports whether a process exists (kill(pid, 0); EPERM counts as alive). Where
+// processes cannot be probed (not unix) it answers true, the cautious side.
+func PIDAlive(pid int) bool { return pid > 0 && pidAlive(pid) }
+
+// ProcStartTime returns a process's start time in clock ticks since boot (field 22 of
+// /proc/<pid>/stat, OpenClaw's lock "starttime"); it fails where there is no /proc.
+func ProcStartTime(pid int) (int64, error) { return procStartTime(pid) }
