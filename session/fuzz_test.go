@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -85,6 +86,46 @@ func FuzzDecodeEntry(f *testing.F) {
 		}
 		if e4, err := session.DecodeEntry(out3); err != nil || e4.ID != "" {
 			t.Fatalf("after DeleteField id = %q err %v (%q)", e4.ID, err, out3)
+		}
+	})
+}
+
+// FuzzBuildIndex indexes arbitrary bytes under both leaf rules: no panic, every line accounted
+// for, parents and paths consistent, and every entry reads back from its offset.
+func FuzzBuildIndex(f *testing.F) {
+	f.Add([]byte(treeText))
+	f.Add([]byte("{\"type\":\"leaf\",\"id\":\"l\",\"parentId\":\"l\",\"targetId\":\"l\"}\n{\"id\":\"a\",\"parentId\":\"a\"}"))
+	f.Add([]byte("\xEF\xBB\xBF{\"type\":\"session\"}\r\n{\"id\":\"x\",\"parentId\":\"y\",\"appendMode\":\"side\"}\n\n42\n{\"id\":\"y\",\"parentId\":\"x\"}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, rule := range []session.LeafRule{session.LeafLastEntry, session.LeafAgentCore} {
+			x, err := session.BuildIndex(context.Background(), bytes.NewReader(in), "fuzz", session.IndexOptions{Leaf: rule, MaxLine: 1 << 12, BufferSize: 1 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			header := int64(0)
+			if h, _ := x.Header(); h != nil {
+				header = 1
+			}
+			if got := int64(x.Len()) + int64(len(x.Problems())) + x.Blank() + header; got != x.Lines() {
+				t.Fatalf("entries %d + problems %d + blank %d + header %d != lines %d", x.Len(), len(x.Problems()), x.Blank(), header, x.Lines())
+			}
+			for i := 0; i < x.Len(); i++ {
+				n := x.Node(i)
+				if n.Parent >= 0 && x.Node(n.Parent).ID != n.ParentID {
+					t.Fatalf("entry %d parent %d has id %q, want %q", i, n.Parent, x.Node(n.Parent).ID, n.ParentID)
+				}
+				p := x.Path(i)
+				if len(p) == 0 || p[len(p)-1] != i || len(p) > x.Len() {
+					t.Fatalf("path of %d = %v", i, p)
+				}
+				e, err := x.ReadEntry(bytes.NewReader(in), i)
+				if err != nil || e.ID != n.ID {
+					t.Fatalf("ReadEntry(%d) = %v, %v (want id %q)", i, e, err, n.ID)
+				}
+			}
+			if leaf := x.ActiveLeaf(); leaf >= x.Len() || (rule == session.LeafLastEntry && leaf != x.Len()-1) {
+				t.Fatalf("leaf %d of %d entries", leaf, x.Len())
+			}
 		}
 	})
 }

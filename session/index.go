@@ -29,8 +29,9 @@ const (
 
 // IndexOptions tune BuildIndex.
 type IndexOptions struct {
-	MaxLine int      // line cap of the jsonl.Reader; 0 means jsonl.DefaultMaxLine
-	Leaf    LeafRule // how ActiveLeaf is chosen
+	MaxLine    int      // line cap of the jsonl.Reader; 0 means jsonl.DefaultMaxLine
+	BufferSize int      // initial read buffer; 0 means jsonl.DefaultBufferSize
+	Leaf       LeafRule // how ActiveLeaf is chosen
 	// Valid decides whether a line is JSON. nil means jsonl.Valid (the same answers as
 	// encoding/json.Valid, several times faster).
 	Valid func([]byte) bool
@@ -196,7 +197,7 @@ func BuildIndex(ctx context.Context, r io.Reader, name string, opts IndexOptions
 	x := &Index{rule: opts.Leaf, leaf: -1, headerAt: 0}
 	x.types = append([]string{""}, KnownTypes...)
 	x.roles = []string{"", RoleUser, RoleAssistant, RoleToolResult}
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: opts.MaxLine})
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
 	sawParsed := false
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
