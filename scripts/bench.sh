@@ -83,10 +83,12 @@ gen() {
 	shift 2
 	if [ -f "$dir/manifest.json" ]; then
 		bench_note "reusing $dir"
+		cat "$dir.gen.tsv" 2>/dev/null | sed 's/\t/ (earlier run)\t/' >>"$results"
 		return 0
 	fi
 	rm -rf "$dir"
-	bench_measure "generate.$name" - "$BENCH_BIN" fixtures generate --out "$dir" "$@" | tee -a "$results"
+	mkdir -p "$(dirname "$dir")"
+	bench_measure "generate.$name" - "$BENCH_BIN" fixtures generate --out "$dir" "$@" | tee "$dir.gen.tsv" | tee -a "$results"
 	[ -f "$dir/manifest.json" ] || { echo "bench.sh: generating $name failed: $(cat "$BENCH_TMP/generate.$name.err")" >&2; exit 4; }
 	local bytes
 	bytes=$(sed -n 's/^  "total_bytes": \([0-9]*\).*/\1/p' "$dir/manifest.json")
