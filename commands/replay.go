@@ -32,6 +32,7 @@ func replayCommand() *cli.Command {
 			&cli.IntFlag{Name: "keep-recent-tokens", Value: compaction.DefaultKeepRecentTokens, Usage: "tokens of recent messages a compaction keeps"},
 			&cli.StringFlag{Name: "boundary", Value: string(compaction.BoundaryPi058), Usage: "next-compaction boundary: pi-0.58 or late (pi-late, OC-core)"},
 			&cli.StringFlag{Name: "estimator", Value: string(compaction.EstimatorPi), Usage: "token estimator: pi (chars/4) or cjk (OC-core)"},
+			&cli.BoolFlag{Name: "recheck-compactions", Usage: "recompute the cut point of every stored compaction under both boundaries (loads the whole path)"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},
 			&cli.StringFlag{Name: "summary-cmd", Usage: "run this command with the text compaction would summarize on stdin (no shell: write sh -c '...' for one)"},
 			&cli.DurationFlag{Name: "summary-timeout", Value: time.Minute, Usage: "kill --summary-cmd after this long"},
@@ -97,7 +98,7 @@ func runReplay(c *cli.Context) error {
 	opts := replay.Options{
 		Provider: c.String("provider"), Model: c.String("model"), API: c.String("api"),
 		Era: era, Pairing: pairing, Leaf: c.String("leaf"), NowMs: g.Now.UnixMilli(),
-		AllowedTools: c.StringSlice("allowed-tools"),
+		AllowedTools: c.StringSlice("allowed-tools"), Recheck: c.Bool("recheck-compactions"),
 		Compaction: compaction.Settings{
 			ContextWindow: c.Int("context-window"), ReserveTokens: c.Int("reserve-tokens"),
 			KeepRecentTokens: c.Int("keep-recent-tokens"), ReserveFloor: floor,

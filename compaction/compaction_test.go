@@ -300,3 +300,21 @@ func TestOverflowTrigger(t *testing.T) {
 		t.Errorf("error turn without usage: %+v", p.Trigger)
 	}
 }
+
+// TestRecheck recomputes stored compactions under both boundaries: the one that matches the
+// stored firstKeptEntryId names the generation that wrote the file.
+func TestRecheck(t *testing.T) {
+	items := path(t, "u:100 a:100 u:100 a:100 Ce2 u:10 a:10 Ce5 u:1")
+	got := compaction.Recheck(items, 150)
+	want := []compaction.Check{
+		{ID: "e4", Index: 4, StoredFirstKept: "e2", Pi058: "e2", Late: "e2", Matches: []string{"pi-0.58", "late"}},
+		{ID: "e7", Index: 7, StoredFirstKept: "e5", Pi058: "e5", Late: "e2", Matches: []string{"pi-0.58"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	items = path(t, "u:100 a:100 u:100 a:100 Ce2 u:10 a:10 Ce2 u:1")
+	if got := compaction.Recheck(items, 150); len(got[1].Matches) != 1 || got[1].Matches[0] != "late" {
+		t.Errorf("a second compaction keeping from e2 matches only the late boundary: %+v", got[1])
+	}
+}

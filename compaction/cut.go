@@ -18,6 +18,7 @@ type Item struct {
 	Tokens      int             // estimated tokens of Msg
 	Timestamp   float64         // entry time in ms (0 when unknown)
 	FirstKeptID string          // compaction entries
+	FromHook    bool            // compaction entries written by an extension (OpenClaw's safeguard)
 }
 
 // Role returns the role of the item's message, "" when it has none.

@@ -47,7 +47,7 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 				return ci, nil, nil, st, err
 			}
 		}
-		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryMillis(e.Timestamp), FirstKeptID: e.FirstKeptEntryID}
+		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryMillis(e.Timestamp), FirstKeptID: e.FirstKeptEntryID, FromHook: e.FromHook}
 		var js []byte
 		if e.Raw == nil {
 			// a light stand-in for an entry pi never emits

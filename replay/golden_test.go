@@ -75,7 +75,8 @@ var targets = []target{
 const testNow = int64(1777982400000) // 2026-05-05T12:00:00Z
 
 func options(tg target) replay.Options {
-	return replay.Options{Provider: tg.provider, Model: tg.model, API: tg.api, NowMs: testNow}
+	return replay.Options{Provider: tg.provider, Model: tg.model, API: tg.api, NowMs: testNow,
+		Recheck: tg.name == "anthropic"}
 }
 
 // short is a 12-hex sha256 of s: texts are recorded by length and hash only, so no corpus
@@ -149,6 +150,10 @@ func Shape(res *replay.Result) string {
 	fmt.Fprintf(&b, "compaction: would=%v blocked=%q start=%d cut=%s split=%v summarize=%d kept=%d stages=%d lost=%d flush=%v\n",
 		cp.Trigger.WouldCompact, cp.Blocked, cp.BoundaryStart, cp.FirstKeptEntryID, cp.Cut.IsSplitTurn,
 		cp.Summarize.Len(), cp.Kept.Len(), len(cp.Stages.Parts), len(cp.Lost), cp.MemoryFlush.WouldRun)
+	for _, ck := range res.Rechecked {
+		fmt.Fprintf(&b, "recheck: %s stored=%s pi-0.58=%s late=%s hook=%v matches=%s\n", ck.ID, ck.StoredFirstKept,
+			ck.Pi058, ck.Late, ck.FromHook, strings.Join(ck.Matches, ","))
+	}
 	return b.String()
 }
 

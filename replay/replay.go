@@ -34,6 +34,9 @@ type Options struct {
 	// AllowedTools is an optional tool-name allow-list for the input check.
 	AllowedTools []string
 	Compaction   compaction.Settings
+	// Recheck recomputes the cut point of every stored compaction on the path under both
+	// boundaries. It needs the whole path in memory.
+	Recheck bool
 }
 
 // ContextInfo describes the context building step.
@@ -83,6 +86,8 @@ type Result struct {
 	Tokens     Tokens            `json:"tokens"`
 	Compaction compaction.Plan   `json:"compaction"`
 	Summary    *SummaryRun       `json:"summary,omitempty"`
+	// Rechecked compares each stored compaction with the recomputed cut (Options.Recheck).
+	Rechecked []compaction.Check `json:"rechecked_compactions,omitempty"`
 }
 
 // SummaryRun records a --summary-cmd run.
@@ -154,7 +159,7 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	} else {
 		pathIdx = idx.ActivePath()
 	}
-	entries, err := readPath(ctx, idx, path, pathIdx)
+	entries, err := readPath(ctx, idx, path, pathIdx, o.Recheck)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +168,7 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 
 // readPath loads the path entries a replay needs in full and stands in light entries (type,
 // id, parent) for the rest.
-func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int) ([]*session.Entry, error) {
+func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool) ([]*session.Entry, error) {
 	entries := make([]*session.Entry, len(pathIdx))
 	for k, i := range pathIdx {
 		n := idx.Node(i)
@@ -225,7 +230,7 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 		return nil, err
 	}
 	from := 0
-	if len(comps) > 0 {
+	if len(comps) > 0 && !full {
 		last := comps[len(comps)-1]
 		from = last
 		for k := 0; k < last; k++ {
@@ -335,6 +340,9 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 	}
 	s.Provider, s.Model = o.Provider, o.Model
 	res.Compaction = compaction.Prepare(ci.Path, ci.Projected, s)
+	if o.Recheck {
+		res.Rechecked = compaction.Recheck(ci.Path, s.KeepRecentTokens)
+	}
 	res.Tokens = Tokens{ContextTokens: res.Compaction.Trigger.ContextTokens, Source: res.Compaction.Trigger.Source,
 		Estimator: string(s.Estimator)}
 	for _, m := range res.Messages {

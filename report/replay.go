@@ -113,6 +113,26 @@ func Replay(w io.Writer, res *replay.Result, f Format) error {
 			fmt.Fprintf(w, "  %d entr(ies) kept by the previous compaction are neither kept nor summarized (pi-0.58 boundary)\n", n)
 		}
 	}
+	if len(res.Rechecked) > 0 {
+		fmt.Fprintf(w, "stored compactions, cut recomputed with keepRecentTokens %d:\n", cp.KeepRecentTokens)
+		rt := NewTable(w)
+		rt.Header("compaction", "stored first kept", "pi-0.58", "late", "matches")
+		for _, ck := range res.Rechecked {
+			m := strings.Join(ck.Matches, ", ")
+			if m == "" {
+				m = "none"
+				if ck.FromHook {
+					m = "none (fromHook: written by an extension)"
+				}
+			}
+			if err := rt.Append(ck.ID, ck.StoredFirstKept, rpOrDash(ck.Pi058), rpOrDash(ck.Late), m); err != nil {
+				return err
+			}
+		}
+		if err := rt.Render(); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(w, "memory flush: threshold %d tokens, would run: %s\n", cp.MemoryFlush.Threshold, rpYesNo(cp.MemoryFlush.WouldRun))
 	if sr := res.Summary; sr != nil {
 		fmt.Fprintf(w, "summary command %s (%d chars in):\n", strings.Join(sr.Command, " "), sr.InputChars)

@@ -46,7 +46,7 @@ const replaySample = `{"type":"session","version":3,"id":"s","timestamp":"2026-0
 
 func TestReplayFormats(t *testing.T) {
 	res, err := replay.Run(context.Background(), strings.NewReader(replaySample), "s.jsonl", replay.Options{
-		Provider: "anthropic", Model: "claude-x", API: "anthropic-messages", NowMs: 1777982400000})
+		Provider: "anthropic", Model: "claude-x", API: "anthropic-messages", NowMs: 1777982400000, Recheck: true})
 	if err != nil {
 		t.Fatal(err)
 	}
