@@ -202,7 +202,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			return fail(err)
 		}
 	}
-	if err := safefile.Backup(path, backup); err != nil {
+	if err := takeBackup(path, backup); err != nil {
 		return fail(err)
 	}
 	res.BackupPath = backup

@@ -289,3 +289,40 @@ func TestApplyFileMatchesApply(t *testing.T) {
 		}
 	}
 }
+
+// TestBackupAcrossDevices puts --backup-dir on another file system (/dev/shm): the backup is
+// then an atomic copy with the original's mode.
+func TestBackupAcrossDevices(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "repair-backup-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	defer os.RemoveAll(shm)
+	dir := sessionsDir(t)
+	st, _ := os.Stat(dir)
+	if sameDevice(st, shm) {
+		t.Skip("/dev/shm is on the same device here")
+	}
+	p := filepath.Join(dir, "s1.jsonl")
+	write(t, p, damaged, 0o600)
+	opts := testOpts()
+	opts.BackupDir = filepath.Join(shm, "b")
+	res := RepairFile(context.Background(), dir, p, opts, nil)
+	if res.Status != StatusRepaired || filepath.Dir(res.BackupPath) != opts.BackupDir {
+		t.Fatalf("result %+v", res)
+	}
+	if read(t, res.BackupPath) != damaged {
+		t.Error("backup differs from the original")
+	}
+	if bst, _ := os.Stat(res.BackupPath); bst.Mode().Perm() != 0o600 {
+		t.Errorf("backup mode %v, want 0600", bst.Mode().Perm())
+	}
+	ents, _ := os.ReadDir(opts.BackupDir)
+	if len(ents) != 1 {
+		t.Errorf("backup dir holds %d files, want 1 (no temp left)", len(ents))
+	}
+	// A second backup of the same name is refused, never overwritten.
+	if err := takeBackup(p, res.BackupPath); err == nil {
+		t.Error("existing backup overwritten")
+	}
+}

@@ -212,7 +212,7 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 				return res
 			}
 		}
-		if err := safefile.Backup(path, backup); err != nil {
+		if err := takeBackup(path, backup); err != nil {
 			res.Status, res.Reason = StatusFailed, err.Error()
 			return res
 		}
