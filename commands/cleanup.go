@@ -113,7 +113,7 @@ func runCleanup(c *cli.Context) error {
 
 func cleanupOne(c *cli.Context, t cleanupTarget, cfg *config.Config, opt retention.Options) (report.CleanupStore, int, error) {
 	res := report.CleanupStore{Now: opt.Now}
-	l, err := retention.Gather(c.Context, t.store, t.agent)
+	l, err := retention.GatherWith(c.Context, t.store, t.agent, retention.GatherOptions{FixMissing: opt.FixMissing})
 	if err != nil {
 		return res, 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
@@ -49,7 +50,10 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 		if !bytes.Equal(cur, l.Raw) {
 			return a, fmt.Errorf("%s: %w", l.Input.StorePath, ErrStoreChanged)
 		}
-		obj := l.Object.Clone()
+		obj, err := jsonobj.Parse(l.Raw)
+		if err != nil {
+			return a, fmt.Errorf("%s:%v: %w", l.Input.StorePath, err, ErrCorruptStore)
+		}
 		for _, k := range removed {
 			obj.Delete(k)
 		}

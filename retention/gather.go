@@ -9,13 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/valyala/fastjson"
 
 	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
@@ -27,11 +28,21 @@ var ErrCorruptStore = errors.New("sessions.json is not a valid JSON object")
 // Loaded is a store read from disk: the planner input plus what Apply needs.
 type Loaded struct {
 	Input       Input
-	SessionsDir string // absolute, as given
-	RealDir     string // after symlinks
-	Object      *jsonobj.Object
-	Raw         []byte
+	SessionsDir string   // absolute, as given
+	RealDir     string   // after symlinks
+	Raw         []byte   // sessions.json as read (nil when missing)
 	Dropped     []string // keys a current gateway drops on load (non-object, unsafe sessionId)
+
+	opt    GatherOptions
+	parser fastjson.Parser
+	names  map[string]fs.FileMode // top-level names of the sessions dir and their types
+	sizes  map[string]int64
+}
+
+// GatherOptions say what the planner will need beyond the store and the listing.
+type GatherOptions struct {
+	// FixMissing reads every transcript of ≤ 4096 bytes to learn whether it has messages.
+	FixMissing bool
 }
 
 var safeIDLoose = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
@@ -44,8 +55,14 @@ func isSafeSessionID(s string) bool {
 	return safeIDLoose.MatchString(t)
 }
 
-// Gather reads the store at storePath and lists its sessions dir. It only reads.
+// Gather reads the store at storePath and lists its sessions dir, with everything fix-missing
+// needs. It only reads.
 func Gather(ctx context.Context, storePath, agentID string) (*Loaded, error) {
+	return GatherWith(ctx, storePath, agentID, GatherOptions{FixMissing: true})
+}
+
+// GatherWith is Gather with options: without FixMissing no transcript is opened.
+func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOptions) (*Loaded, error) {
 	abs, err := filepath.Abs(storePath)
 	if err != nil {
 		return nil, err
@@ -55,45 +72,165 @@ func Gather(ctx context.Context, storePath, agentID string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sessions dir %s: %w", dir, err)
 	}
-	l := &Loaded{SessionsDir: dir, RealDir: real}
+	l := &Loaded{SessionsDir: dir, RealDir: real, opt: opt, names: map[string]fs.FileMode{}}
 	l.Input.AgentID = agentID
 	l.Input.StorePath = abs
 	l.Input.StoreName = filepath.Base(abs)
+	var members []member
 	raw, err := os.ReadFile(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		l.Object = &jsonobj.Object{}
 	case err != nil:
 		return nil, err
 	default:
 		l.Raw = raw
-		obj, perr := jsonobj.Parse(raw)
-		if perr != nil {
-			return nil, fmt.Errorf("%s:%v: %w", abs, perr, ErrCorruptStore)
+		if members, err = splitObject(raw); err != nil {
+			if _, perr := jsonobj.Parse(raw); perr != nil {
+				err = perr // it has line and column
+			}
+			return nil, fmt.Errorf("%s:%v: %w", abs, err, ErrCorruptStore)
 		}
-		l.Object = obj
 	}
 	if err := l.listFiles(ctx); err != nil {
 		return nil, err
 	}
-	exists := map[string]bool{}
-	for _, f := range l.Input.Files {
-		exists[f.Name] = true
-	}
-	for n, m := range l.Object.Members() {
+	for n, m := range members {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		e, ok := l.entry(m.Key, m.Value)
+		e, ok := l.entry(m.key, m.keyTok, m.value)
 		if !ok {
-			l.Dropped = append(l.Dropped, m.Key)
+			l.Dropped = append(l.Dropped, m.key)
 			continue
 		}
 		l.Input.Entries = append(l.Input.Entries, e)
 	}
 	return l, nil
+}
+
+type member struct {
+	key    string
+	keyTok []byte
+	value  json.RawMessage
+}
+
+// splitObject splits a JSON object into its members in JSON.parse order: a repeated key keeps
+// its first position and takes its last value. It validates with fastjson, then finds member
+// boundaries in one pass; values stay raw slices of data (no tree).
+func splitObject(data []byte) ([]member, error) {
+	if err := fastjson.ValidateBytes(data); err != nil {
+		return nil, err
+	}
+	i := skipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, jsonobj.ErrNotObject
+	}
+	i++
+	var out []member
+	seen := map[string]int{}
+	for {
+		i = skipWS(data, i)
+		if data[i] == '}' {
+			break
+		}
+		if data[i] == ',' {
+			i = skipWS(data, i+1)
+		}
+		ks := i
+		i = skipString(data, i)
+		keyTok := data[ks:i]
+		key := string(keyTok[1 : len(keyTok)-1])
+		if bytes.IndexByte(keyTok, '\\') >= 0 {
+			if err := json.Unmarshal(keyTok, &key); err != nil {
+				return nil, err
+			}
+		}
+		i = skipWS(data, i)
+		i = skipWS(data, i+1) // ':'
+		vs := i
+		i = skipValue(data, i)
+		v := json.RawMessage(data[vs:i])
+		if at, dup := seen[key]; dup {
+			out[at].value = v
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, member{key: key, keyTok: keyTok, value: v})
+	}
+	// JS own-property order: canonical array-index keys first, ascending.
+	sort.SliceStable(out, func(a, b int) bool {
+		ia, oka := arrayIndex(out[a].key)
+		ib, okb := arrayIndex(out[b].key)
+		if oka && okb {
+			return ia < ib
+		}
+		return oka && !okb
+	})
+	return out, nil
+}
+
+func skipWS(d []byte, i int) int {
+	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string token starting at d[i] (valid JSON).
+func skipString(d []byte, i int) int {
+	for i++; i < len(d); i++ {
+		switch d[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index after the value starting at d[i] (valid JSON).
+func skipValue(d []byte, i int) int {
+	switch d[i] {
+	case '"':
+		return skipString(d, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(d); i++ {
+			switch d[i] {
+			case '"':
+				i = skipString(d, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(d) && d[i] != ',' && d[i] != '}' && d[i] != ']' && d[i] != ' ' && d[i] != '\n' && d[i] != '\t' && d[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+func arrayIndex(k string) (uint64, bool) {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range k {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, n < 1<<32-1
 }
 
 func (l *Loaded) listFiles(ctx context.Context) error {
@@ -102,6 +239,7 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 		return err
 	}
 	for _, de := range ents {
+		l.names[de.Name()] = de.Type()
 		if !de.Type().IsRegular() {
 			continue // symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
 		}
@@ -139,6 +277,14 @@ func str(o *jsonobj.Object, key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	return jsString(v)
+}
+
+// jsString decodes v when it is a JSON string.
+func jsString(v json.RawMessage) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return "", false
@@ -146,66 +292,200 @@ func str(o *jsonobj.Object, key string) (string, bool) {
 	return s, true
 }
 
+// rawEntry holds the fields of an entry the planner reads (nil when absent), as fastjson
+// values valid until the next parse.
+type rawEntry struct {
+	SessionID, SessionFile, UpdatedAt, ChatType, Origin, Label, Model, ModelOverride *fastjson.Value
+	ThinkingLevel, VerboseLevel, ReasoningLevel, ElevatedLevel, ResponseUsage        *fastjson.Value
+	GroupActivation, SystemSent, AbortedLastRun, SkillsSnapshot, Checkpoints         *fastjson.Value
+	Provider, LastProvider, Room                                                     *fastjson.Value
+}
+
+func (r *rawEntry) set(key []byte, v *fastjson.Value) {
+	switch string(key) {
+	case "sessionId":
+		r.SessionID = v
+	case "sessionFile":
+		r.SessionFile = v
+	case "updatedAt":
+		r.UpdatedAt = v
+	case "chatType":
+		r.ChatType = v
+	case "origin":
+		r.Origin = v
+	case "label":
+		r.Label = v
+	case "model":
+		r.Model = v
+	case "modelOverride":
+		r.ModelOverride = v
+	case "thinkingLevel":
+		r.ThinkingLevel = v
+	case "verboseLevel":
+		r.VerboseLevel = v
+	case "reasoningLevel":
+		r.ReasoningLevel = v
+	case "elevatedLevel":
+		r.ElevatedLevel = v
+	case "responseUsage":
+		r.ResponseUsage = v
+	case "groupActivation":
+		r.GroupActivation = v
+	case "systemSent":
+		r.SystemSent = v
+	case "abortedLastRun":
+		r.AbortedLastRun = v
+	case "skillsSnapshot":
+		r.SkillsSnapshot = v
+	case "compactionCheckpoints":
+		r.Checkpoints = v
+	case "provider":
+		r.Provider = v
+	case "lastProvider":
+		r.LastProvider = v
+	case "room":
+		r.Room = v
+	}
+}
+
+// fstr returns v as a string when it is a JSON string.
+func fstr(v *fastjson.Value) (string, bool) {
+	if v == nil || v.Type() != fastjson.TypeString {
+		return "", false
+	}
+	b, _ := v.StringBytes()
+	return string(b), true
+}
+
 // entry applies the load-time normalization of store-entry-shape.ts and the migrations, and
-// computes everything the planner needs for one row.
-func (l *Loaded) entry(key string, raw json.RawMessage) (Entry, bool) {
+// computes everything the planner needs for one row. Rows that normalization leaves alone
+// (all rows OpenClaw itself wrote) take a fast path: their size comes from the raw bytes.
+func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return Entry{}, false
+	}
+	v, err := l.parser.ParseBytes(raw)
+	if err != nil {
+		return Entry{}, false
+	}
+	obj, _ := v.Object()
+	var r rawEntry
+	obj.Visit(r.set)
+	e := Entry{Key: key}
+	rewrite := false
+	sessionFile, hasFile := fstr(r.SessionFile)
+	if r.SessionFile != nil && !hasFile {
+		rewrite = true // a non-string sessionFile is dropped
+	}
+	sessionFile = strings.TrimSpace(sessionFile)
+	rawID, _ := fstr(r.SessionID)
+	if r.SessionID != nil {
+		if r.SessionID.Type() != fastjson.TypeString || !isSafeSessionID(rawID) {
+			return Entry{}, false
+		}
+		t := strings.TrimSpace(rawID)
+		if _, ok := ValidSessionID(t); !ok && sessionFile == "" {
+			rewrite = true // sessionId dropped
+		} else {
+			e.SessionID = t
+			rewrite = rewrite || t != rawID
+		}
+	}
+	e.SessionFile = sessionFile
+	if r.UpdatedAt != nil {
+		if f, err := r.UpdatedAt.Float64(); err == nil && r.UpdatedAt.Type() == fastjson.TypeNumber && f >= 0 {
+			e.UpdatedAt, e.HasUpdatedAt = f, true
+		} else {
+			e.UpdatedAt, e.HasUpdatedAt = 0, true
+			rewrite = true
+		}
+	}
+	if r.Provider != nil || r.LastProvider != nil || r.Room != nil {
+		rewrite = true
+	}
+	if r.ChatType != nil {
+		e.ChatType, _ = fstr(r.ChatType)
+	} else if r.Origin != nil {
+		e.ChatType, _ = fstr(r.Origin.Get("chatType"))
+	}
+	e.Label, _ = fstr(r.Label)
+	e.Model, _ = fstr(r.Model)
+	if e.Model == "" {
+		e.Model, _ = fstr(r.ModelOverride)
+	}
+	e.Flags = flags(&r, e.SessionID)
+	if r.SkillsSnapshot != nil && r.SkillsSnapshot.Type() == fastjson.TypeObject {
+		prompt, isStr := fstr(r.SkillsSnapshot.Get("prompt"))
+		if r.SkillsSnapshot.Exists("resolvedSkills") || !isStr || utf16Len(prompt) >= 512 {
+			rewrite = true
+		}
+	}
+	var checkpoints []string
+	if r.Checkpoints != nil {
+		items, _ := r.Checkpoints.Array()
+		for _, it := range items {
+			for _, side := range []string{"preCompaction", "postCompaction"} {
+				if f, ok := fstr(it.Get(side, "sessionFile")); ok {
+					checkpoints = append(checkpoints, f)
+				}
+			}
+		}
+	}
+	l.resolve(checkpoints, &e)
+	if !rewrite && canonical(raw) {
+		e.ChunkBytes = int64(2+len(keyTok)+2) + int64(len(raw))
+		return e, true
+	}
 	o, err := jsonobj.Parse(raw)
 	if err != nil {
 		return Entry{}, false
 	}
-	o = o.Clone()
-	e := Entry{Key: key}
-	sessionFile, hasFile := str(o, "sessionFile")
-	if _, present := o.Get("sessionFile"); present && !hasFile {
+	if r.SessionFile != nil && !hasFile {
 		o.Delete("sessionFile")
 	}
-	sessionFile = strings.TrimSpace(sessionFile)
-	if v, present := o.Get("sessionId"); present {
-		var id string
-		if json.Unmarshal(v, &id) != nil || !isSafeSessionID(id) {
-			return Entry{}, false
-		}
-		t := strings.TrimSpace(id)
-		if _, ok := ValidSessionID(t); !ok && sessionFile == "" {
+	if r.SessionID != nil {
+		if e.SessionID == "" {
 			o.Delete("sessionId")
-		} else {
-			e.SessionID = t
-			if t != id {
-				_ = o.SetValue("sessionId", t)
-			}
+		} else if rawID != e.SessionID {
+			_ = o.SetValue("sessionId", e.SessionID)
 		}
 	}
-	e.SessionFile = sessionFile
-	if v, present := o.Get("updatedAt"); present {
-		var f float64
-		if json.Unmarshal(v, &f) == nil && !math.IsNaN(f) && f >= 0 && bytes.TrimSpace(v)[0] != '"' {
-			e.UpdatedAt, e.HasUpdatedAt = f, true
-		} else {
-			e.UpdatedAt, e.HasUpdatedAt = 0, true
-			_ = o.Set("updatedAt", json.RawMessage("0"))
-		}
+	if r.UpdatedAt != nil && e.UpdatedAt == 0 {
+		_ = o.Set("updatedAt", json.RawMessage("0"))
 	}
 	migrate(o)
-	e.ChatType, _ = str(o, "chatType")
-	if _, present := o.Get("chatType"); !present {
-		if origin, ok, _ := o.GetObject("origin"); ok {
-			e.ChatType, _ = str(origin, "chatType")
-		}
-	}
-	e.Label, _ = str(o, "label")
-	e.Model, _ = str(o, "model")
-	if e.Model == "" {
-		e.Model, _ = str(o, "modelOverride")
-	}
-	e.Flags = flags(o, e.SessionID)
 	l.prompt(o, &e)
-	l.resolve(o, &e)
 	single := &jsonobj.Object{}
 	_ = single.Set(key, mustCompact(o))
 	if js, err := single.MarshalJS("  "); err == nil {
 		e.ChunkBytes = int64(len(js)) - 4
 	}
 	return e, true
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
+}
+
+// canonical reports whether raw is laid out as JSON.stringify(v, null, 2) writes a
+// top-level member's value: "{}" or "{\n    ...\n  }" without escapes JS would not write.
+// OpenClaw-written stores always are; for others the exact re-serialization is computed.
+func canonical(raw []byte) bool {
+	if string(raw) == "{}" {
+		return true
+	}
+	if !bytes.HasPrefix(raw, []byte("{\n    \"")) || !bytes.HasSuffix(raw, []byte("\n  }")) {
+		return false
+	}
+	return !bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\/`)) && !bytes.Contains(raw, []byte("\t")) &&
+		!bytes.Contains(raw, []byte("\r"))
 }
 
 func mustCompact(o *jsonobj.Object) json.RawMessage {
@@ -237,18 +517,21 @@ func migrate(o *jsonobj.Object) {
 	o.Delete("room")
 }
 
-func flags(o *jsonobj.Object, id string) string {
+func flags(r *rawEntry, id string) string {
 	var out []string
-	for _, f := range []struct{ key, label string }{{"thinkingLevel", "think"}, {"verboseLevel", "verbose"},
-		{"reasoningLevel", "reasoning"}, {"elevatedLevel", "elev"}, {"responseUsage", "usage"}, {"groupActivation", "activation"}} {
-		if v, ok := str(o, f.key); ok && v != "" {
+	for _, f := range []struct {
+		v     *fastjson.Value
+		label string
+	}{{r.ThinkingLevel, "think"}, {r.VerboseLevel, "verbose"}, {r.ReasoningLevel, "reasoning"},
+		{r.ElevatedLevel, "elev"}, {r.ResponseUsage, "usage"}, {r.GroupActivation, "activation"}} {
+		if v, ok := fstr(f.v); ok && v != "" {
 			out = append(out, f.label+":"+v)
 		}
 	}
-	if v, ok := o.Get("systemSent"); ok && string(v) == "true" {
+	if r.SystemSent != nil && r.SystemSent.Type() == fastjson.TypeTrue {
 		out = append(out, "system")
 	}
-	if v, ok := o.Get("abortedLastRun"); ok && string(v) == "true" {
+	if r.AbortedLastRun != nil && r.AbortedLastRun.Type() == fastjson.TypeTrue {
 		out = append(out, "aborted")
 	}
 	if id != "" {
@@ -272,7 +555,6 @@ func (l *Loaded) prompt(o *jsonobj.Object, e *Entry) {
 	if !ok || err != nil {
 		return
 	}
-	snap = snap.Clone()
 	snap.Delete("resolvedSkills")
 	prompt, isStr := str(snap, "prompt")
 	if !isStr {
@@ -286,7 +568,7 @@ func (l *Loaded) prompt(o *jsonobj.Object, e *Entry) {
 		prompt = l.readBlob(ref.Hash)
 		_ = snap.SetValue("prompt", prompt)
 	}
-	if n := len(utf16.Encode([]rune(prompt))); n >= 512 && len(prompt) <= 512<<10 {
+	if utf16Len(prompt) >= 512 && len(prompt) <= 512<<10 {
 		sum := sha256.Sum256([]byte(prompt))
 		ref := promptRef{Version: 1, Algorithm: "sha256", Hash: hex.EncodeToString(sum[:]), Bytes: int64(len(prompt))}
 		snap.Delete("prompt")
@@ -328,6 +610,11 @@ func realpath(p string) string {
 
 // inside returns p relative to the real sessions dir when it lies inside it.
 func (l *Loaded) inside(p string) (string, bool) {
+	if dir, name := filepath.Split(p); filepath.Clean(dir) == l.RealDir && name != "" && name != "." && name != ".." {
+		if mode, listed := l.names[name]; !listed || mode.IsRegular() {
+			return name, true // a regular file or nothing: no symlink to follow
+		}
+	}
 	rel, err := filepath.Rel(l.RealDir, realpath(p))
 	if err != nil || rel == "." || rel == "" || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
 		return "", false
@@ -337,24 +624,14 @@ func (l *Loaded) inside(p string) (string, bool) {
 
 // resolve follows resolveSessionFilePath (paths.ts) for the entry and records where its
 // transcript and checkpoints are.
-func (l *Loaded) resolve(o *jsonobj.Object, e *Entry) {
-	if cps, ok := o.Get("compactionCheckpoints"); ok {
-		var list []struct {
-			Pre  struct{ SessionFile string } `json:"preCompaction"`
-			Post struct{ SessionFile string } `json:"postCompaction"`
+func (l *Loaded) resolve(checkpoints []string, e *Entry) {
+	for _, f := range checkpoints {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
 		}
-		if json.Unmarshal(cps, &list) == nil {
-			for _, c := range list {
-				for _, f := range []string{c.Pre.SessionFile, c.Post.SessionFile} {
-					if f = strings.TrimSpace(f); f == "" {
-						continue
-					}
-					abs, _ := filepath.Abs(f)
-					if rel, ok := l.inside(abs); ok {
-						e.Checkpoints = append(e.Checkpoints, rel)
-					}
-				}
-			}
+		abs, _ := filepath.Abs(f)
+		if rel, ok := l.inside(abs); ok {
+			e.Checkpoints = append(e.Checkpoints, rel)
 		}
 	}
 	if sf := e.SessionFile; sf != "" {
@@ -374,19 +651,41 @@ func (l *Loaded) resolve(o *jsonobj.Object, e *Entry) {
 		return
 	}
 	e.Resolvable = true
-	st, err := os.Stat(p)
-	e.TranscriptExists = err == nil
 	rel, in := l.inside(p)
 	if !in {
 		if e.Outside == "" {
 			e.Outside = p
 		}
+		_, err := os.Stat(p)
+		e.TranscriptExists = err == nil
 		return
 	}
 	e.Transcript = rel
-	if err == nil && st.Mode().IsRegular() && st.Size() <= EmptyTranscriptMax {
+	var size int64 = -1
+	if mode, listed := l.names[rel]; listed && mode.IsRegular() {
+		e.TranscriptExists = true
+		size = l.sizeOf(rel)
+	} else if listed || strings.Contains(rel, "/") {
+		if st, err := os.Stat(p); err == nil {
+			e.TranscriptExists = true
+			if st.Mode().IsRegular() {
+				size = st.Size()
+			}
+		}
+	}
+	if l.opt.FixMissing && size >= 0 && size <= EmptyTranscriptMax {
 		e.TranscriptEmpty = noMessages(filepath.Join(l.RealDir, filepath.FromSlash(rel)))
 	}
+}
+
+func (l *Loaded) sizeOf(name string) int64 {
+	if l.sizes == nil {
+		l.sizes = make(map[string]int64, len(l.Input.Files))
+		for _, f := range l.Input.Files {
+			l.sizes[f.Name] = f.Size
+		}
+	}
+	return l.sizes[name]
 }
 
 func (l *Loaded) resolveFile(sessionFile, sessionID string) (string, bool) {

@@ -12,7 +12,6 @@ var (
 	archiveTimestampRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
 	legacyStoreBackup  = regexp.MustCompile(`^sessions\.json\.bak\.\d+$`)
 	checkpointRe       = regexp.MustCompile(`(?i)^(.+)\.checkpoint\.([0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$`)
-	safeSessionIDRe    = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
 	blobNameRe         = regexp.MustCompile(`^[a-f0-9]{64}\.txt$`)
 	blobTempRe         = regexp.MustCompile(`^[a-f0-9]{64}\.txt\.(?:\d+\.)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$`)
 )
@@ -68,7 +67,9 @@ func ArchiveStamp(t time.Time) string {
 }
 
 // IsCheckpoint reports a compaction checkpoint transcript name.
-func IsCheckpoint(name string) bool { return checkpointRe.MatchString(name) }
+func IsCheckpoint(name string) bool {
+	return strings.Contains(strings.ToLower(name), ".checkpoint.") && checkpointRe.MatchString(name)
+}
 
 // IsTrajectory reports a .trajectory.jsonl or .trajectory-path.json sidecar.
 func IsTrajectory(name string) bool {
@@ -130,10 +131,25 @@ func isUnreferencedArtifactName(name string) bool {
 // ValidSessionID is validateSessionId: SAFE_SESSION_ID_RE and not checkpoint-shaped.
 func ValidSessionID(id string) (string, bool) {
 	t := strings.TrimSpace(id)
-	if !safeSessionIDRe.MatchString(t) || IsCheckpoint(t+".jsonl") {
+	if !safeSessionID(t) || IsCheckpoint(t+".jsonl") {
 		return "", false
 	}
 	return t, true
+}
+
+// safeSessionID is SAFE_SESSION_ID_RE: ^[a-z0-9][a-z0-9._-]{0,127}$, case-insensitive.
+func safeSessionID(s string) bool {
+	if len(s) == 0 || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // fold ASCII letters
+		alnum := c >= 'a' && c <= 'z' || s[i] >= '0' && s[i] <= '9'
+		if !alnum && (i == 0 || s[i] != '.' && s[i] != '_' && s[i] != '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // IsBlobName reports a skills prompt blob "<64 hex>.txt"; IsBlobTemp its write temp.

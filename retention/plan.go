@@ -208,7 +208,8 @@ type state struct {
 	reason  map[string]string
 	action  map[string]string
 	files   []FileAction
-	fileSet map[string]bool // paths already decided (deleted or archived)
+	fileSet map[string]bool   // paths already decided (deleted or archived)
+	class   map[*Entry]string // protection reason, "" when not protected (computed once)
 	sizes   map[string]int64
 	active  string
 }
@@ -240,10 +241,14 @@ func (s *state) preserved(e *Entry) (bool, string) {
 	if s.active != "" && e.Key == s.active {
 		return true, "active key (--active-key)"
 	}
-	if c, why := Classify(e.Key, e.ChatType); c == Protected {
-		return true, "protected: " + why
+	why, ok := s.class[e]
+	if !ok {
+		if c, w := Classify(e.Key, e.ChatType); c == Protected {
+			why = "protected: " + w
+		}
+		s.class[e] = why
 	}
-	return false, ""
+	return why != "", why
 }
 
 func fmtAge(nowMs, t float64) string {
@@ -279,7 +284,7 @@ func Make(in *Input, opt Options) *Plan {
 	}
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
 		index: map[string]int{}, reason: map[string]string{}, action: map[string]string{},
-		fileSet: map[string]bool{}, sizes: map[string]int64{},
+		fileSet: map[string]bool{}, sizes: map[string]int64{}, class: map[*Entry]string{},
 		active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
 	for i := range in.Entries {
 		e := in.Entries[i]
@@ -344,7 +349,7 @@ func Make(in *Input, opt Options) *Plan {
 	staleOrCapped := map[string]bool{}
 	if enforce {
 		// 3. model-run probes (optional; forced gate: count > maxEntries)
-		if opt.ModelRuns && s.count() > st.MaxEntries {
+		if n := s.count(); opt.ModelRuns && n > st.MaxEntries {
 			cut := s.nowMs - ModelRunPruneAfterMs
 			for _, i := range s.live() {
 				e := s.entries[i]
@@ -352,7 +357,7 @@ func Make(in *Input, opt Options) *Plan {
 					continue
 				}
 				if e.HasUpdatedAt && e.UpdatedAt < cut {
-					s.remove(i, ActPruneModelRun, fmt.Sprintf("model-run probe idle %s > 24h and %d entries > maxEntries %d", fmtAge(s.nowMs, e.UpdatedAt), s.count()+1, st.MaxEntries))
+					s.remove(i, ActPruneModelRun, fmt.Sprintf("model-run probe idle %s > 24h and %d entries > maxEntries %d", fmtAge(s.nowMs, e.UpdatedAt), n, st.MaxEntries))
 					p.ModelRunPruned++
 					staleOrCapped[e.Key] = true
 				}
@@ -481,9 +486,10 @@ func Make(in *Input, opt Options) *Plan {
 		p.Actions = append(p.Actions, a)
 	}
 	p.Files = s.files
+	refs := s.referenced()
 	for _, f := range in.Files {
 		if !s.fileSet[f.Name] {
-			p.Kept = append(p.Kept, FileAction{Path: f.Name, Action: FileKeep, Bytes: f.Size, Reason: s.fileKeepReason(f)})
+			p.Kept = append(p.Kept, FileAction{Path: f.Name, Action: FileKeep, Bytes: f.Size, Reason: s.fileKeepReason(f, refs)})
 		}
 	}
 	return p
@@ -521,13 +527,13 @@ func (s *state) keepReason(e *Entry) string {
 	return fmt.Sprintf("updatedAt %s ago is within pruneAfter %s and the newest %d", fmtAge(s.nowMs, e.UpdatedAt), fmtDur(st.PruneAfterMs), st.MaxEntries)
 }
 
-func (s *state) fileKeepReason(f File) string {
+func (s *state) fileKeepReason(f File, refs map[string]bool) string {
 	switch {
 	case f.Name == s.in.StoreName:
 		return "the store"
 	case IsArchive(f.Name):
 		return "archive within retention and budget"
-	case s.referenced()[f.Name]:
+	case refs[f.Name]:
 		return "referenced by a kept entry"
 	case isUnreferencedArtifactName(f.Name):
 		return fmt.Sprintf("unreferenced but modified within pruneAfter %s", fmtDur(s.opt.Settings.PruneAfterMs))

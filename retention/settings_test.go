@@ -1,6 +1,7 @@
 package retention_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -181,6 +182,32 @@ func TestNames(t *testing.T) {
 		want := [5]bool{tc.archive, tc.primary, tc.check, tc.traj, tc.tmp}
 		if got != want {
 			t.Errorf("%s: archive/primary/checkpoint/trajectory/temp = %v, want %v", tc.name, got, want)
+		}
+	}
+}
+
+func TestValidSessionID(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"3f0c2a9e-6b1d-4c55-9a0e-1c2d3e4f5a6b", true},
+		{" ABC.def_1 ", true},
+		{"a", true},
+		{"", false},
+		{".hidden", false},
+		{"-x", false},
+		{"a/b", false},
+		{"a b", false},
+		{"é", false},
+		{strings.Repeat("a", 128), true},
+		{strings.Repeat("a", 129), false},
+		{"x.checkpoint.0b8e1c2d-1111-4222-8333-444455556666", false},
+		{"@x", false},
+		{"a[b", false},
+	} {
+		if _, ok := retention.ValidSessionID(tc.in); ok != tc.ok {
+			t.Errorf("ValidSessionID(%q) = %v, want %v", tc.in, ok, tc.ok)
 		}
 	}
 }
