@@ -27,7 +27,7 @@ type Member struct {
 // may alias the parsed input.
 type Object struct {
 	members []Member
-	index   map[string]int // decoded key → position
+	index   map[string]int // decoded key → first position; nil for small objects (scanned)
 	dups    []string
 }
 
@@ -42,9 +42,10 @@ func Parse(data []byte) (*Object, error) {
 	if n.kind != '{' {
 		return nil, fmt.Errorf("%w (found %s)", ErrNotObject, kindName(n.kind))
 	}
-	o := &Object{}
 	var scratch []uint16
-	for _, m := range orderMembersSource(n.keys, &scratch) {
+	ms := orderMembersSource(n.keys, &scratch)
+	o := &Object{members: make([]Member, 0, len(ms))}
+	for _, m := range ms {
 		if m.dup {
 			o.dups = append(o.dups, m.key)
 		}
@@ -129,7 +130,14 @@ func kindName(k byte) string {
 	return "an object"
 }
 
+// smallObject is the member count up to which lookups scan instead of using a map.
+const smallObject = 16
+
 func (o *Object) reindex() {
+	o.index = nil
+	if len(o.members) <= smallObject {
+		return
+	}
 	o.index = make(map[string]int, len(o.members))
 	for i, m := range o.members {
 		if _, ok := o.index[m.Key]; !ok {
@@ -160,6 +168,11 @@ func (o *Object) Duplicates() []string { return o.dups }
 
 func (o *Object) find(key string) int {
 	if o.index == nil {
+		for i := range o.members {
+			if o.members[i].Key == key {
+				return i
+			}
+		}
 		return -1
 	}
 	if i, ok := o.index[key]; ok {
@@ -205,11 +218,12 @@ func (o *Object) Set(key string, v json.RawMessage) error {
 		o.members[i].Value = v
 		return nil
 	}
-	if o.index == nil {
-		o.index = map[string]int{}
-	}
-	o.index[key] = len(o.members)
 	o.members = append(o.members, Member{Key: key, Value: v, raw: Quote(key)})
+	if o.index != nil {
+		o.index[key] = len(o.members) - 1
+	} else if len(o.members) > smallObject {
+		o.reindex()
+	}
 	return nil
 }
 
@@ -272,18 +286,35 @@ func (o *Object) UnmarshalJSON(data []byte) error {
 // integer-like keys first, then the others in member order, JS escaping, number tokens kept.
 // With indent "  " an untouched sessions.json written by OpenClaw comes back byte for byte.
 func (o *Object) MarshalJS(indent string) ([]byte, error) {
-	n := node{kind: '{', keys: make([][]byte, len(o.members)), kids: make([]node, len(o.members))}
+	keys := make([][]byte, len(o.members))
 	size := 2
 	for i, m := range o.members {
-		kid, err := parseDocument(m.Value, treeFull)
-		if err != nil {
-			return nil, fmt.Errorf("value of %q: %w", m.Key, err)
-		}
-		n.keys[i] = m.raw
-		n.kids[i] = kid
+		keys[i] = m.raw
 		size += len(m.raw) + len(m.Value) + 8
 	}
 	w := &stringifier{indent: indent, out: make([]byte, 0, size+size/4)}
-	w.node(&n, 0)
-	return w.out, nil
+	members := orderMembers(keys, &w.scratch)
+	if len(members) == 0 {
+		return append(w.out, '{', '}'), nil
+	}
+	w.out = append(w.out, '{')
+	for i, m := range members {
+		if i > 0 {
+			w.out = append(w.out, ',')
+		}
+		w.newline(1)
+		w.out = append(w.out, m.quoted...)
+		w.out = append(w.out, ':')
+		if indent != "" {
+			w.out = append(w.out, ' ')
+		}
+		// One member's tree at a time keeps memory near the size of the output.
+		kid, err := parseDocument(o.members[m.value].Value, treeFull)
+		if err != nil {
+			return nil, fmt.Errorf("value of %q: %w", o.members[m.value].Key, err)
+		}
+		w.node(&kid, 1)
+	}
+	w.newline(0)
+	return append(w.out, '}'), nil
 }

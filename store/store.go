@@ -92,7 +92,12 @@ func Load(path string) (*Store, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	s, err := Read(f, path)
+	// Read into a buffer of the file's size (+1 to see EOF) instead of ReadAll's doublings.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+1))
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	s, err := Parse(buf.Bytes(), path)
 	if err != nil {
 		return nil, err
 	}
