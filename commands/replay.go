@@ -30,7 +30,7 @@ func replayCommand() *cli.Command {
 			&cli.IntFlag{Name: "reserve-tokens", Value: compaction.DefaultReserveTokens, Usage: "configured compaction.reserveTokens (OpenClaw raises it to --reserve-floor)"},
 			&cli.IntFlag{Name: "reserve-floor", Value: compaction.ReserveTokensFloor, Usage: "OpenClaw reserveTokensFloor; 0 or -1 turns it off"},
 			&cli.IntFlag{Name: "keep-recent-tokens", Value: compaction.DefaultKeepRecentTokens, Usage: "tokens of recent messages a compaction keeps"},
-			&cli.StringFlag{Name: "boundary", Value: string(compaction.BoundaryPi058), Usage: "next-compaction boundary: pi-0.58 or late (pi-late, OC-core)"},
+			&cli.StringFlag{Name: "boundary", Value: string(compaction.DefaultBoundary), Usage: "next-compaction boundary: late (pi-late, OC-core) or pi-0.58"},
 			&cli.StringFlag{Name: "estimator", Value: string(compaction.EstimatorPi), Usage: "token estimator: pi (chars/4) or cjk (OC-core)"},
 			&cli.BoolFlag{Name: "recheck-compactions", Usage: "recompute the cut point of every stored compaction under both boundaries (loads the whole path)"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},

@@ -27,10 +27,16 @@ const (
 	BoundaryLate Boundary = "late"
 )
 
-// ParseBoundary returns the Boundary named s ("" is pi-0.58).
+// DefaultBoundary is the late boundary: re-running the cut of the corpus' stored compactions
+// reproduces 256 of 274 only with it and 3 only with pi-0.58 (replay --recheck-compactions).
+const DefaultBoundary = BoundaryLate
+
+// ParseBoundary returns the Boundary named s ("" is DefaultBoundary).
 func ParseBoundary(s string) (Boundary, error) {
 	switch Boundary(s) {
-	case "", BoundaryPi058:
+	case "":
+		return DefaultBoundary, nil
+	case BoundaryPi058:
 		return BoundaryPi058, nil
 	case BoundaryLate:
 		return BoundaryLate, nil
@@ -65,7 +71,7 @@ func (s Settings) withDefaults() Settings {
 		s.ReserveFloor = ReserveTokensFloor
 	}
 	if s.Boundary == "" {
-		s.Boundary = BoundaryPi058
+		s.Boundary = DefaultBoundary
 	}
 	if s.Estimator == "" {
 		s.Estimator = EstimatorPi
