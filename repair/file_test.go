@@ -326,3 +326,35 @@ func TestBackupAcrossDevices(t *testing.T) {
 		t.Error("existing backup overwritten")
 	}
 }
+
+// TestCancelled checks that an interrupted run (Ctrl-C cancels the context) leaves the file as
+// it was and no temp file behind.
+func TestCancelled(t *testing.T) {
+	dir := sessionsDir(t)
+	p := filepath.Join(dir, "s1.jsonl")
+	big, _ := crashInput(2<<20, 5)
+	write(t, p, string(big), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	opts := testOpts()
+	opts.Phase = func(ph string) {
+		if ph == "backup" {
+			cancel()
+		}
+	}
+	res := RepairFile(ctx, dir, p, opts, nil)
+	if res.Status != StatusFailed || !strings.Contains(res.Reason, "canceled") {
+		t.Fatalf("result %+v", res)
+	}
+	if read(t, p) != string(big) {
+		t.Error("cancelled repair changed the file")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temp file %s left behind", e.Name())
+		}
+	}
+	if _, err := Run(ctx, Target{Paths: []string{dir}}, testOpts(), nil); err == nil {
+		t.Error("Run with a cancelled context returned no error")
+	}
+}

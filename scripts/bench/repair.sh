@@ -34,34 +34,38 @@ copy="$work/sessions/$(basename "$in")"
 fresh() { rm -f "$work"/sessions/*; cp "$in" "$copy"; sync; }
 bench_note "repair input: $in ($bytes bytes)"
 
-# cpu_row NAME CMD...: MB per CPU-second (user+sys) of CMD, the figure that does not depend on
-# how many other processes share the cores (wall-clock rows do).
-cpu_row() {
+# measure NAME CMD...: one run of CMD, two rows: MB/s over wall time (what a user waits) and
+# MB per CPU-second (user+sys), which does not depend on how many other processes share the
+# cores. Exit status 1 ("repaired") is not an error.
+measure() {
 	local name=$1
 	shift
-	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>&1
-		read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a status line on exit 1
-		bench_row "$name" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" -v w="$wall" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f s cpu, %.2f s wall)", b/1e6/c, c, w}')" \
-			"$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')"
+	if [ ! -x /usr/bin/time ]; then
+		bench_measure "$name" "$bytes" "$@"
+		return
 	fi
+	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
+	local rc=$? wall user sys kib
+	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
+	local rss
+	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
+	[ $rc -gt 1 ] && bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
+	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
+	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f s cpu)", b/1e6/c, c}')" "$rss"
 }
 
 fresh
-bench_measure repair.plan-only "$bytes" "$BENCH_BIN" --no-progress repair --dry-run "$copy"
-cpu_row repair.plan-only.cpu "$BENCH_BIN" --no-progress repair --dry-run "$copy"
-bench_measure repair.end-to-end "$bytes" "$BENCH_BIN" --no-progress repair "$copy"
-fresh
-cpu_row repair.end-to-end.cpu "$BENCH_BIN" --no-progress repair "$copy"
+bench_note "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+measure repair.plan-only "$BENCH_BIN" --no-progress repair --dry-run "$copy"
+measure repair.end-to-end "$BENCH_BIN" --no-progress repair "$copy"
 bench_note "repair: $(grep -c . "$copy") lines after, backup $(ls "$work/sessions" | grep -c '\.bak-') file(s)"
-bench_measure repair.idempotent-rerun "$bytes" "$BENCH_BIN" --no-progress repair "$copy"
+measure repair.idempotent-rerun "$BENCH_BIN" --no-progress repair "$copy"
 
 fresh
 if bench_need node nodejs; then
-	bench_measure repair.node-baseline "$bytes" node --max-old-space-size=4096 "$BENCH_NODE_REPAIR" "$copy" "$work/node.out"
-	rm -f "$work/node.out"
-	cpu_row repair.node-baseline.cpu node --max-old-space-size=4096 "$BENCH_NODE_REPAIR" "$copy" "$work/node.out"
+	measure repair.node-baseline node --max-old-space-size=4096 "$BENCH_NODE_REPAIR" "$copy" "$work/node.out"
 	rm -f "$work/node.out"
 fi
-bench_measure repair.disk-floor-copy-fsync "$bytes" dd if="$copy" of="$work/dd.out" bs=1M conv=fsync status=none
+measure repair.disk-floor-copy-fsync dd if="$copy" of="$work/dd.out" bs=1M conv=fsync status=none
+bench_note "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$work"
