@@ -13,11 +13,6 @@ import (
 // incidentWindow links an empty-output retry, a session-id conflict and the fallback it caused.
 const incidentWindow = 10 * time.Minute
 
-// logFacts is what the logs tell the transcript checks.
-type logFacts struct {
-	deliveries map[string]int64 // messageId → delivery time (ms)
-}
-
 // CheckLog audits one gateway log: CLI session-id conflicts with the retry and fallback around
 // them, and fallback decisions. Delivery lines are returned for the batching check.
 func CheckLog(ctx context.Context, path string) ([]Finding, map[string]int64, error) {

@@ -63,7 +63,6 @@ const (
 	kindCompaction
 	kindSnapshot // custom model-snapshot
 	kindLeaf
-	kindHeaderLike
 )
 
 // node flags
