@@ -257,7 +257,7 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 	c = progress.OrNoop(c)
 	res := &Result{}
 	res.Summary.DryRun = opts.DryRun
-	jobs, err := expand(t)
+	jobs, err := expand(t, opts.RebuildStore)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ type job struct {
 }
 
 // expand turns a target into the files to repair, sorted by path within each sessions dir.
-func expand(t Target) ([]job, error) {
+func expand(t Target, rebuild bool) ([]job, error) {
 	var jobs []job
 	addDir := func(dir, agent string) error {
 		ents, err := os.ReadDir(dir)
@@ -312,7 +312,7 @@ func expand(t Target) ([]job, error) {
 			}
 		}
 		sort.Strings(names)
-		if hasStore || agent != "" {
+		if hasStore || agent != "" || (rebuild && len(names) > 0) {
 			jobs = append(jobs, job{path: filepath.Join(dir, "sessions.json"), root: dir, agent: agentOf(dir, agent), store: true})
 		}
 		for _, n := range names {

@@ -145,3 +145,30 @@ func TestRepairStoreRebuildKeepsExistingBytes(t *testing.T) {
 		t.Errorf("existing entries not kept byte for byte:\n%s", got)
 	}
 }
+
+// TestRebuildCreatesMissingStore: a sessions dir with transcripts and no sessions.json gets
+// one with --rebuild-store, and none without.
+func TestRebuildCreatesMissingStore(t *testing.T) {
+	dir := sessionsDir(t)
+	write(t, filepath.Join(dir, "aaa.jsonl"), lines(hdr), 0o644)
+	res, err := Run(context.Background(), Target{Paths: []string{dir}}, testOpts(), nil)
+	if err != nil || len(res.Files) != 1 {
+		t.Fatalf("without --rebuild-store: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sessions.json")); err == nil {
+		t.Fatal("sessions.json created without --rebuild-store")
+	}
+	opts := testOpts()
+	opts.RebuildStore = true
+	res, err = Run(context.Background(), Target{Paths: []string{dir}}, opts, nil)
+	if err != nil || res.Summary.Repaired != 1 || res.Summary.RebuiltEntries != 1 {
+		t.Fatalf("with --rebuild-store: %v %+v", err, res.Summary)
+	}
+	st, err := os.Stat(filepath.Join(dir, "sessions.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("new store: %v %v", err, st)
+	}
+	if keys := read(t, filepath.Join(dir, "sessions.json")); !strings.Contains(keys, `"agent:main:recovered:aaa"`) {
+		t.Errorf("store %s", keys)
+	}
+}
