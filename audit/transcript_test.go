@@ -220,6 +220,14 @@ func TestToolRulesOnlyOnActiveBranch(t *testing.T) {
 	}
 }
 
+func TestMirrorRowsDoNotDisplaceResults(t *testing.T) {
+	in := jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", sendCall("s1", "on it")), mirror("m1", "a1", "on it", 1),
+		resultAt("r1", "m1", "s1", "message", `{"ok":true}`, 2), asst("a2", "r1", "stop", text("done")))
+	for _, f := range check(t, in, audit.Options{}) {
+		t.Errorf("unexpected %s: %s", f.Rule, f.Message)
+	}
+}
+
 func TestAbortedTurnCallsAreNotUnpaired(t *testing.T) {
 	in := jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "aborted", toolCall("c1", "read")), user("u2", "a1", "retry"), asst("a2", "u2", "stop", text("ok")))
 	for _, f := range check(t, in, audit.Options{}) {

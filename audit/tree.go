@@ -214,8 +214,8 @@ func (s *scan) tools(path []int32) {
 	contig := -1 // path position of the assistant whose result block is still unbroken
 	for pos, ni := range path {
 		n := s.nd(ni)
-		if !n.contextMessage() {
-			continue
+		if !n.contextMessage() || n.flags&fMirror != 0 {
+			continue // transcript-only rows (delivery-mirror, gateway-injected) never reach the model
 		}
 		switch n.role {
 		case roleAssistant:
