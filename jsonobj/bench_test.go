@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -73,6 +74,31 @@ func BenchmarkEncodingJSON(b *testing.B) {
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(m); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRoundTripFile parses and re-serializes the sessions.json named by
+// CLAWDOCTOR_BENCH_STORE (skipped without it), for a side-by-side with Node's
+// JSON.stringify(JSON.parse(text), null, 2) on the same file.
+func BenchmarkRoundTripFile(b *testing.B) {
+	path := os.Getenv("CLAWDOCTOR_BENCH_STORE")
+	if path == "" {
+		b.Skip("set CLAWDOCTOR_BENCH_STORE to a sessions.json")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		o, err := jsonobj.Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := o.MarshalJS("  ")
+		if err != nil || !bytes.Equal(out, data) {
+			b.Fatal("not byte-exact", err)
 		}
 	}
 }
