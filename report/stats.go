@@ -245,6 +245,12 @@ func statsNotes(a store.AgentStats) []string {
 	if a.Store.DropRows > 0 {
 		out = append(out, fmt.Sprintf("%d store rows a current gateway would drop (not an object or unsafe sessionId)", a.Store.DropRows))
 	}
+	if a.Store.Present && a.Store.Corrupt == "" && !a.Store.Canonical && a.Store.Duplicates == 0 {
+		out = append(out, "sessions.json is not in OpenClaw's own formatting (edited by hand or by another tool); its next write will reformat it")
+	}
+	if a.NoSession > 0 {
+		out = append(out, fmt.Sprintf("%d store rows have no usable sessionId (routing rows)", a.NoSession))
+	}
 	if a.Store.Duplicates > 0 {
 		out = append(out, fmt.Sprintf("%d duplicate keys in sessions.json (the last value wins)", a.Store.Duplicates))
 	}
