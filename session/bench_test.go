@@ -163,6 +163,28 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// BenchmarkScanBaselineMap is the naive full decode, run beside BenchmarkScan: every line
+// into a map[string]any with encoding/json (which, unlike Scan, loses key order and bytes).
+func BenchmarkScanBaselineMap(b *testing.B) {
+	data := genBytes(b, 30000, 1000, 0, 0)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	start := cpuTime()
+	defer func() { reportCPU(b, start, len(data)) }()
+	for b.Loop() {
+		n := 0
+		for line := range bytes.Lines(data) {
+			var m map[string]any
+			if json.Unmarshal(line, &m) == nil {
+				n++
+			}
+		}
+		if n != 30001 {
+			b.Fatal(n)
+		}
+	}
+}
+
 // BenchmarkSetField rewrites message.content of an empty error turn, the repair edit.
 func BenchmarkSetField(b *testing.B) {
 	line := []byte(`{"type":"message","id":"m2","parentId":"m1","timestamp":"T","message":{"role":"assistant","content":[],"api":"bedrock-converse-stream","provider":"amazon-bedrock","model":"anthropic.claude-3-haiku-20240307-v1:0","usage":{"input":1,"output":0},"stopReason":"error","errorMessage":"transient stream failure"}}`)

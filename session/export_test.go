@@ -35,3 +35,6 @@ func StringTokens(b []byte) [][]byte {
 	}
 	return out
 }
+
+// Unquote exposes unquote.
+func Unquote(in []byte) ([]byte, bool) { return unquote(in) }

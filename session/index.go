@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 )
@@ -242,20 +243,18 @@ type lineFields struct {
 	targetNull, appendParentNull        bool
 }
 
-// str returns the string value of a raw JSON string token (nil, false if it is not one).
+// str returns the string value of a raw JSON string token (nil, false if it is not one). Like
+// encoding/json, and like Node reading the file as UTF-8, invalid UTF-8 becomes U+FFFD. The
+// result aliases v when the token has no escapes and is valid UTF-8.
 func str(v []byte) ([]byte, bool) {
-	if len(v) < 2 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return nil, false
 	}
 	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return inner, true
 	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return nil, false
-	}
-	return []byte(s), true
+	return unquote(inner)
 }
 
 func readFields(b []byte) (lineFields, error) {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -129,4 +130,90 @@ func IsBlank(s string) bool {
 		}
 	}
 	return true
+}
+
+// unquote decodes the inside of a JSON string token as encoding/json does: escapes resolved,
+// a lone or badly paired surrogate and invalid UTF-8 replaced by U+FFFD. ok is false for a
+// malformed escape or a raw control character.
+func unquote(in []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		c := in[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(in) {
+				return nil, false
+			}
+			switch e := in[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(in, i+2)
+				if !ok {
+					return nil, false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r2, ok := hex4(in, i+2); ok && i+1 < len(in) && in[i] == '\\' && in[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							out = utf8.AppendRune(out, dec)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return nil, false
+			}
+			i += 2
+		case c < 0x20:
+			return nil, false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(in[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, "\uFFFD"...)
+			} else {
+				out = append(out, in[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return out, true
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
