@@ -19,12 +19,14 @@ type Item struct {
 	Timestamp   float64         // entry time in ms (0 when unknown)
 	FirstKeptID string          // compaction entries
 	FromHook    bool            // compaction entries written by an extension (OpenClaw's safeguard)
+	// MsgRole is the role when Msg was let go to save memory (items only Recheck looks at).
+	MsgRole string
 }
 
 // Role returns the role of the item's message, "" when it has none.
 func (it Item) Role() string {
 	if it.Msg == nil {
-		return ""
+		return it.MsgRole
 	}
 	return hygiene.Role(it.Msg)
 }

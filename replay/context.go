@@ -35,7 +35,22 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: message is not an object (no message sent)", name, e.ID))
 	}
 
-	decoded := make(map[*session.Entry]hygiene.Message, len(sc.Path))
+	// Entries before the last compaction's kept region are only read by Recheck: they keep
+	// their role and tokens, not their messages.
+	keep := 0
+	if c := sc.Compaction; c != nil {
+		for i, e := range sc.Path {
+			if sc.FirstKeptFound && e.ID == c.FirstKeptEntryID {
+				keep = i
+				break
+			}
+			if e == c {
+				keep = i
+				break
+			}
+		}
+	}
+	decoded := make(map[*session.Entry]hygiene.Message, len(sc.Path)-keep)
 	ci.Path = make([]compaction.Item, 0, len(sc.Path))
 	est := o.Compaction.Estimator
 	if est == "" {
@@ -66,9 +81,13 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 			if err != nil {
 				ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: %v", name, e.ID, err))
 			} else {
-				decoded[e] = m
-				it.Msg = m
 				it.Tokens = est.Tokens(m)
+				if i < keep {
+					it.MsgRole = hygiene.Role(m)
+				} else {
+					decoded[e] = m
+					it.Msg = m
+				}
 			}
 		}
 		ci.Path = append(ci.Path, it)
