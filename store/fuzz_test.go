@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,6 +74,35 @@ func FuzzStoreRoundTrip(f *testing.F) {
 		s2, err := store.Parse(out, "sessions.json")
 		if err != nil || s2.Len() != len(keys)-1 || !s2.Canonical() {
 			t.Fatalf("changed store does not parse back: %q (%v)", out, err)
+		}
+	})
+}
+
+// FuzzResolve: whatever sessionFile says, a transcript not flagged Outside is directly inside
+// the sessions dir, so writers that skip Outside paths never leave it.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"a.jsonl", "../../etc/passwd", "/etc/passwd", `C:\Users\u\.openclaw\agents\main\sessions\a.jsonl`,
+		"/x/agents/main/sessions/a.jsonl", "/x/agents/ops/sessions/a.jsonl", "a/../../b", "sub/a.jsonl", "..", ".", "~", `\\srv\share\a.jsonl`} {
+		f.Add("sid", s)
+	}
+	dir := filepath.Join(f.TempDir(), "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	r := store.NewResolver(dir, "", "")
+	f.Fuzz(func(t *testing.T, sid, file string) {
+		tr := r.Resolve(sid, file)
+		if tr.Path == "" {
+			if tr.Rejected == "" {
+				t.Fatalf("no path and no reason for %q %q", sid, file)
+			}
+			return
+		}
+		if !tr.Outside && filepath.Dir(tr.Path) != r.SessionsDir {
+			t.Fatalf("sessionFile %q resolved to %s, outside %s, without the Outside flag", file, tr.Path, r.SessionsDir)
+		}
+		if !filepath.IsAbs(tr.Path) {
+			t.Fatalf("relative result %s", tr.Path)
 		}
 	})
 }
