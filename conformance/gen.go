@@ -203,6 +203,21 @@ func Generate(dir string, sc Scenario) (int64, error) {
 			delete(val, "label")
 		}
 		val["model"] = []string{"gpt-5", "claude-opus-4-5", "gemini-3-pro"}[r.IntN(3)]
+		switch r.IntN(5) { // delivery fields the gateway reconciles on load (route synthesis)
+		case 0:
+			val["lastChannel"] = "webchat"
+			val["deliveryContext"] = map[string]any{"channel": "webchat"}
+		case 1:
+			val["lastChannel"] = "telegram"
+			val["lastTo"] = fmt.Sprintf("telegram:%d", 1000+i)
+			val["lastAccountId"] = "default"
+			val["deliveryContext"] = map[string]any{"channel": "telegram", "to": fmt.Sprintf("telegram:%d", 1000+i), "accountId": "default"}
+		case 2:
+			val["lastChannel"] = "slack"
+			val["lastTo"] = "user:U1"
+			val["deliveryContext"] = map[string]any{"channel": "slack", "to": "user:U1"}
+			val["origin"] = map[string]any{"provider": "slack", "threadId": fmt.Sprintf("17000%d.1", i)}
+		}
 		transcript := id + ".jsonl"
 		switch r.IntN(12) {
 		case 0:
@@ -297,7 +312,8 @@ func Generate(dir string, sc Scenario) (int64, error) {
 // indentObject writes a flat-ish map as JSON.stringify(v, null, 2) at depth 1, keys in a
 // fixed order.
 func indentObject(v map[string]any) string {
-	order := []string{"sessionId", "sessionFile", "updatedAt", "chatType", "label", "model", "compactionCheckpoints"}
+	order := []string{"sessionId", "sessionFile", "updatedAt", "chatType", "label", "model", "lastChannel", "lastTo",
+		"lastAccountId", "deliveryContext", "origin", "compactionCheckpoints"}
 	var keys []string
 	for _, k := range order {
 		if _, ok := v[k]; ok {

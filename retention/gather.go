@@ -432,8 +432,9 @@ func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, b
 		}
 	}
 	l.resolve(checkpoints, &e)
+	delivery, _ := deliveryDelta(obj)
 	if !rewrite && canonical(raw) {
-		e.ChunkBytes = int64(2+len(keyTok)+2) + int64(len(raw))
+		e.ChunkBytes = int64(2+len(keyTok)+2) + int64(len(raw)) + int64(delivery)
 		return e, true
 	}
 	o, err := jsonobj.Parse(raw)
@@ -458,7 +459,7 @@ func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, b
 	single := &jsonobj.Object{}
 	_ = single.Set(key, mustCompact(o))
 	if js, err := single.MarshalJS("  "); err == nil {
-		e.ChunkBytes = int64(len(js)) - 4
+		e.ChunkBytes = int64(len(js)) - 4 + int64(delivery)
 	}
 	return e, true
 }
