@@ -19,7 +19,9 @@ type dctx struct {
 	threadStr            string
 }
 
-func (c *dctx) empty() bool { return c == nil || c.channel == "" && c.to == "" && c.account == "" && c.thread == nil }
+func (c *dctx) empty() bool {
+	return c == nil || c.channel == "" && c.to == "" && c.account == "" && c.thread == nil
+}
 
 func trimmedStr(v *fastjson.Value) string {
 	s, _ := fstr(v)
