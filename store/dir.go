@@ -22,6 +22,8 @@ type File struct {
 	// what it points to. Nothing may be written through a symlink.
 	Symlink bool   `json:"symlink,omitempty"`
 	Target  string `json:"target,omitempty"`
+	// Regular is false for directories, symlinks, FIFOs, sockets and devices.
+	Regular bool `json:"regular"`
 	// Class is what the name says the file is.
 	Class Name `json:"class"`
 }
@@ -67,7 +69,7 @@ func fileOf(path, name string) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
-	f := File{Name: name, Size: st.Size(), ModTime: st.ModTime(), Dir: st.IsDir(), Class: Classify(name)}
+	f := File{Name: name, Size: st.Size(), ModTime: st.ModTime(), Dir: st.IsDir(), Regular: st.Mode().IsRegular(), Class: Classify(name)}
 	if st.Mode()&fs.ModeSymlink != 0 {
 		f.Symlink = true
 		f.Target, _ = os.Readlink(path)

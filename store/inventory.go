@@ -292,8 +292,8 @@ func inventoryOne(ctx context.Context, t Target, l Listing, opts StatsOptions, c
 				a.Compressed.add(f)
 			}
 		case k.IsLock():
-			if f.Symlink {
-				continue // never read through a symlink
+			if f.Symlink || !f.Regular {
+				continue // never read through a symlink, never open a FIFO or device
 			}
 			lk, err := InspectLockFile(filepath.Join(t.SessionsDir, f.Name), lockOpts)
 			if err != nil {

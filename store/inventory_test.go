@@ -316,3 +316,33 @@ func TestInventoryProgress(t *testing.T) {
 		t.Errorf("progress: %+v, want one SetTotal(%d) before the adds, adds summing to it, one Done", bar, want)
 	}
 }
+
+func TestInventoryNeverOpensFIFOs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agents", "main", "sessions")
+	os.MkdirAll(dir, 0o755)
+	for _, name := range []string{"sessions.json", "a.jsonl.lock"} {
+		if err := syscallMkfifo(filepath.Join(dir, name)); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	targets, err := store.Targets(filepath.Dir(filepath.Dir(filepath.Dir(dir))), "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := store.Inventory(context.Background(), targets, store.StatsOptions{Now: now}, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Inventory over a FIFO store = %v, want a not-a-regular-file error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Inventory blocked on a FIFO")
+	}
+	if _, err := store.InspectLockFile(filepath.Join(dir, "a.jsonl.lock"), store.LockOptions{}); err == nil {
+		t.Error("InspectLockFile opened a FIFO")
+	}
+}

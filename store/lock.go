@@ -204,6 +204,11 @@ func positiveInt(raw json.RawMessage) (int64, bool) {
 // InspectLockFile reads and inspects the lock at path (see InspectLock); opts.ModTime is
 // taken from the file. A name of sessions.json.lock implies opts.Store.
 func InspectLockFile(path string, opts LockOptions) (Lock, error) {
+	if st, err := os.Lstat(path); err != nil {
+		return Lock{}, err
+	} else if !st.Mode().IsRegular() {
+		return Lock{}, fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return Lock{}, err

@@ -77,10 +77,15 @@ func Read(r io.Reader, name string) (*Store, error) {
 
 // Load reads the sessions.json at path. A missing file is an empty store with Missing set.
 func Load(path string) (*Store, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	// Stat first: opening a FIFO planted under the store's name would block.
+	if st, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return New(), nil
+	} else if err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
