@@ -107,14 +107,8 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		} else {
 			st.Details = append(st.Details, fmt.Sprintf("compaction %s: firstKeptEntryId %q is not on the path before it, so nothing older is kept", c.ID, c.FirstKeptEntryID))
 		}
-		omitted := 0
-		for _, e := range sc.Path {
-			if e == c {
-				break
-			}
-			if e.ID == c.FirstKeptEntryID {
-				break
-			}
+		omitted := 0 // message entries the summary replaces: the path before the kept region
+		for _, e := range sc.Path[:keep] {
 			if e.Type == session.TypeMessage || e.Type == session.TypeCustomMessage || e.Type == session.TypeBranchSummary {
 				omitted++
 			}
@@ -126,7 +120,6 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 	}
 
 	proj := make([]hygiene.Message, 0, len(sc.Messages))
-	byJSON := map[*session.Entry]hygiene.Message{}
 	for _, cm := range sc.Messages {
 		ci.Roles[cm.Role]++
 		m := decoded[cm.Entry]
@@ -135,8 +128,8 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 			if m, err = hygiene.Decode(cm.JSON); err != nil {
 				continue
 			}
+			decoded[cm.Entry] = m
 		}
-		byJSON[cm.Entry] = m
 		proj = append(proj, m)
 	}
 	ci.Projected = proj
@@ -152,7 +145,7 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		var m hygiene.Message
 		role := orig[cm.Entry]
 		if role == cm.Role {
-			m = byJSON[cm.Entry]
+			m = decoded[cm.Entry]
 		}
 		if m == nil {
 			var err error
