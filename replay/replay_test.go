@@ -207,3 +207,26 @@ func TestRunFileCompressed(t *testing.T) {
 		}
 	}
 }
+
+// TestBranchSummaryAndThinkingLevel: a branch summary is sent as a user turn inside pi's
+// wrapper, and the thinking level comes from the last change on the path.
+func TestBranchSummaryAndThinkingLevel(t *testing.T) {
+	src := `{"type":"session","version":3,"id":"s","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}
+{"type":"thinking_level_change","id":"t1","parentId":null,"timestamp":"2026-05-01T08:00:00.100Z","thinkingLevel":"low"}
+{"type":"message","id":"u1","parentId":"t1","timestamp":"2026-05-01T08:00:01.000Z","message":{"role":"user","content":"q","timestamp":1777622401000}}
+{"type":"thinking_level_change","id":"t2","parentId":"u1","timestamp":"2026-05-01T08:00:01.100Z","thinkingLevel":"high"}
+{"type":"branch_summary","id":"b1","parentId":"t2","timestamp":"2026-05-01T08:00:02.000Z","fromId":"x","summary":"tried A"}
+{"type":"branch_summary","id":"b2","parentId":"b1","timestamp":"2026-05-01T08:00:02.500Z","fromId":"y","summary":""}
+{"type":"message","id":"a1","parentId":"b2","timestamp":"2026-05-01T08:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop","provider":"google","model":"gemini-2.5-pro","timestamp":1777622403000}}
+`
+	res := run(t, src, replay.Options{Provider: "openai", Model: "gpt-5", API: "openai-responses"})
+	if diff := cmp.Diff([]string{"u1", "b1", "a1"}, res.Refs); diff != "" {
+		t.Errorf("sent (-want +got); an empty branch summary sends nothing:\n%s", diff)
+	}
+	if got, want := hygiene.TextOf(res.Messages[1]), session.BranchSummaryPrefix+"tried A"+session.BranchSummarySuffix; got != want {
+		t.Errorf("branch summary text = %q, want %q", got, want)
+	}
+	if res.Context.ThinkingLevel != "high" || res.Context.Model == nil || res.Context.Model.ModelID != "gemini-2.5-pro" {
+		t.Errorf("thinking %q model %+v", res.Context.ThinkingLevel, res.Context.Model)
+	}
+}
