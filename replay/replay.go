@@ -6,6 +6,7 @@ package replay
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -127,13 +128,29 @@ func Load(ctx context.Context, r io.Reader, name string) ([]*session.Entry, []st
 	return entries, warnings, err
 }
 
-// Run replays the transcript read from r. name is used in messages only.
+// Run replays the transcript read from r, all in memory. name is used in messages only.
 func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, error) {
-	entries, warnings, err := Load(ctx, r, name)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	idx, err := session.BuildIndex(ctx, bytes.NewReader(data), name, session.IndexOptions{})
 	if err != nil {
 		return nil, err
 	}
-	return Entries(ctx, entries, warnings, name, o)
+	h, _ := idx.Header()
+	note, migrate := headerNote(h, name)
+	var entries []*session.Entry
+	var skipped []string
+	if migrate {
+		entries, skipped, note, err = migrated(ctx, bytes.NewReader(data), name)
+	} else {
+		entries, skipped, err = Load(ctx, bytes.NewReader(data), name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return entriesWithNotes(ctx, entries, skipped, note, name, o)
 }
 
 // RunFile replays the transcript at path (plain, gzip or zstd). It indexes the file first and
@@ -144,6 +161,20 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	idx, err := session.IndexFile(ctx, path, session.IndexOptions{}, nil)
 	if err != nil {
 		return nil, err
+	}
+	h, _ := idx.Header()
+	note, migrate := headerNote(h, path)
+	if migrate {
+		f, err := jsonl.Open(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		entries, skipped, note, err := migrated(ctx, f, path)
+		if err != nil {
+			return nil, err
+		}
+		return entriesWithNotes(ctx, entries, skipped, note, path, o)
 	}
 	var warnings []string
 	for _, p := range idx.Problems() {
@@ -163,7 +194,7 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fromPath(ctx, entries, idx.Len(), warnings, path, o)
+	return fromPath(ctx, entries, idx.Len(), warnings, note, path, o)
 }
 
 // readPath loads the path entries a replay needs in full and stands in light entries (type,
@@ -267,8 +298,14 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 	return entries, nil
 }
 
-// Entries replays already loaded entries (file order).
-func Entries(ctx context.Context, entries []*session.Entry, warnings []string, name string, o Options) (*Result, error) {
+// Entries replays already loaded entries (file order); skipped names the lines of the file
+// that are not entries.
+func Entries(ctx context.Context, entries []*session.Entry, skipped []string, name string, o Options) (*Result, error) {
+	return entriesWithNotes(ctx, entries, skipped, "", name, o)
+}
+
+// entriesWithNotes is Entries with a note about the file as a whole (header, migration).
+func entriesWithNotes(ctx context.Context, entries []*session.Entry, warnings []string, note, name string, o Options) (*Result, error) {
 	var leaf *string
 	if o.Leaf != "" {
 		found := false
@@ -284,12 +321,12 @@ func Entries(ctx context.Context, entries []*session.Entry, warnings []string, n
 		leaf = &o.Leaf
 	}
 	path := session.BuildContextFrom(entries, leaf).Path
-	return fromPath(ctx, path, len(entries), warnings, name, o)
+	return fromPath(ctx, path, len(entries), warnings, note, name, o)
 }
 
 // fromPath replays an active path (root first). warnings are the lines of the file that are
-// not entries.
-func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warnings []string, name string, o Options) (*Result, error) {
+// not entries; note is a remark on the whole file ("" for none).
+func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warnings []string, note, name string, o Options) (*Result, error) {
 	res := &Result{File: name, Provider: o.Provider, Model: o.Model, API: o.API}
 	if res.API == "" {
 		res.API, res.APIGuessed = hygiene.DefaultAPI(o.Provider), true
@@ -302,6 +339,9 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 	}
 	ci.FileEntries = fileEntries
 	ci.SkippedLines = len(warnings)
+	if note != "" {
+		warnings = append(warnings, note)
+	}
 	ci.Warnings = append(warnings, ci.Warnings...)
 	if ci.Warnings == nil {
 		ci.Warnings = []string{}

@@ -230,3 +230,35 @@ func TestBranchSummaryAndThinkingLevel(t *testing.T) {
 		t.Errorf("thinking %q model %+v", res.Context.ThinkingLevel, res.Context.Model)
 	}
 }
+
+// TestMigrationAndMissingHeader: a v1 transcript is migrated in memory as pi does on load
+// (ids chained, hookMessage renamed to custom), for Run and RunFile alike; a file without a
+// header is replayed with pi's data-loss warning.
+func TestMigrationAndMissingHeader(t *testing.T) {
+	v1 := `{"type":"session","id":"S","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/p"}
+{"type":"message","timestamp":"2026-05-01T08:00:01.000Z","message":{"role":"hookMessage","customType":"x","content":"c","display":true,"timestamp":1}}
+{"type":"message","timestamp":"2026-05-01T08:00:02.000Z","message":{"role":"user","content":"hi","timestamp":2}}
+`
+	file := filepath.Join(t.TempDir(), "v1.jsonl")
+	if err := os.WriteFile(file, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := replay.Options{Provider: "anthropic", Model: "m", NowMs: testNow}
+	fromFile, err := replay.RunFile(context.Background(), file, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*replay.Result{run(t, v1, o), fromFile} {
+		if res.Context.PathEntries != 2 || len(res.Messages) != 1 || hygiene.TextOf(res.Messages[0]) != "chi" {
+			t.Errorf("migrated v1: path %d, messages %d %v", res.Context.PathEntries, len(res.Messages), res.Messages)
+		}
+		if res.Context.SkippedLines != 0 || len(res.Context.Warnings) != 1 || !strings.Contains(res.Context.Warnings[0], "version 1 transcript migrated to 3 in memory") {
+			t.Errorf("warnings = %q", res.Context.Warnings)
+		}
+	}
+	headless := strings.SplitN(example, "\n", 2)[1]
+	res := run(t, headless, replay.Options{})
+	if len(res.Context.Warnings) == 0 || !strings.Contains(res.Context.Warnings[0], "no session header: pi would load nothing") || res.Context.SkippedLines != 0 {
+		t.Errorf("headerless warnings = %q skipped %d", res.Context.Warnings, res.Context.SkippedLines)
+	}
+}
