@@ -55,5 +55,12 @@ bench_note "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 # clawdoctor: on all cores (the default), and with JSON checked on the reading goroutine only.
 measure_cpu jsonl.clawdoctor-validate "$BENCH_BIN" --no-progress validate "$file"
 measure_cpu jsonl.clawdoctor-validate-1core "$BENCH_BIN" --no-progress validate --workers 1 "$file"
-bench_baselines jsonl "$file"
+# the baselines of bench_baselines (lib.sh), each run once, with their CPU time too
+measure_cpu jsonl.wc-l wc -l "$file"
+if bench_need jq; then
+	measure_cpu jsonl.jq-c jq -c . "$file"
+fi
+if bench_need node nodejs; then
+	measure_cpu jsonl.node-json-parse node --max-old-space-size=4096 "$BENCH_NODE_PARSE" "$file"
+fi
 bench_note "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
