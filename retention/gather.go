@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 
@@ -142,7 +143,7 @@ func splitObject(data []byte) ([]member, error) {
 		i = skipString(data, i)
 		keyTok := data[ks:i]
 		key := string(keyTok[1 : len(keyTok)-1])
-		if bytes.IndexByte(keyTok, '\\') >= 0 {
+		if bytes.IndexByte(keyTok, '\\') >= 0 || !utf8.Valid(keyTok) {
 			if err := json.Unmarshal(keyTok, &key); err != nil {
 				return nil, err
 			}

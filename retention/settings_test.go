@@ -1,6 +1,7 @@
 package retention_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -210,4 +211,30 @@ func TestValidSessionID(t *testing.T) {
 			t.Errorf("ValidSessionID(%q) = %v, want %v", tc.in, ok, tc.ok)
 		}
 	}
+}
+
+// FuzzParseGrammars: the duration and size grammars never panic, never go negative, and a
+// value they accept is accepted again when written in its base unit.
+func FuzzParseGrammars(f *testing.F) {
+	for _, s := range []string{"30d", "1h30m", "0.5", "20mb", "1.5gb", "2w", "", "9999999999999999999d", "1e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if ms, err := retention.ParseDuration(s, "d"); err == nil {
+			if ms < 0 {
+				t.Fatalf("ParseDuration(%q) = %d", s, ms)
+			}
+			if again, err := retention.ParseDuration(strconv.FormatInt(ms, 10)+"ms", "d"); err != nil || again != ms {
+				t.Fatalf("ParseDuration(%q) = %d, but %dms gives %d, %v", s, ms, ms, again, err)
+			}
+		}
+		if b, err := retention.ParseByteSize(s, "b"); err == nil {
+			if b < 0 {
+				t.Fatalf("ParseByteSize(%q) = %d", s, b)
+			}
+			if again, err := retention.ParseByteSize(strconv.FormatInt(b, 10), "b"); err != nil || again != b {
+				t.Fatalf("ParseByteSize(%q) = %d, again %d, %v", s, b, again, err)
+			}
+		}
+	})
 }
