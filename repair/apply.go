@@ -40,29 +40,45 @@ func ApplyFile(ctx context.Context, plan *Plan, src *os.File, dst io.Writer) (in
 
 func (a *applier) run(plan *Plan) (int64, error) {
 	for _, e := range plan.Edits {
-		if err := a.copyTo(e.Off); err != nil {
+		if err := a.edit(e); err != nil {
 			return a.n, err
 		}
-		for _, r := range e.Repl {
-			if r.Lit != nil {
-				if err := a.write(r.Lit); err != nil {
-					return a.n, err
-				}
-				continue
+	}
+	return a.finish(plan)
+}
+
+// edit copies the source up to e and writes e's replacement. Edits must come in order.
+func (a *applier) edit(e Edit) error {
+	if e.Off < a.pos {
+		return fmt.Errorf("repair: edit [%d,%d) before position %d", e.Off, e.End, a.pos)
+	}
+	if err := a.copyTo(e.Off); err != nil {
+		return err
+	}
+	for _, r := range e.Repl {
+		if r.Lit != nil {
+			if err := a.write(r.Lit); err != nil {
+				return err
 			}
-			if r.Off < a.pos || r.End > e.End {
-				return a.n, fmt.Errorf("repair: plan piece [%d,%d) outside edit [%d,%d)", r.Off, r.End, e.Off, e.End)
-			}
-			if err := a.discardTo(r.Off); err != nil {
-				return a.n, err
-			}
-			if err := a.copyTo(r.End); err != nil {
-				return a.n, err
-			}
+			continue
 		}
-		if err := a.discardTo(e.End); err != nil {
-			return a.n, err
+		if r.Off < a.pos || r.End > e.End {
+			return fmt.Errorf("repair: plan piece [%d,%d) outside edit [%d,%d)", r.Off, r.End, e.Off, e.End)
 		}
+		if err := a.discardTo(r.Off); err != nil {
+			return err
+		}
+		if err := a.copyTo(r.End); err != nil {
+			return err
+		}
+	}
+	return a.discardTo(e.End)
+}
+
+// finish copies the rest and checks the sizes against the plan.
+func (a *applier) finish(plan *Plan) (int64, error) {
+	if err := a.ctx.Err(); err != nil {
+		return a.n, err
 	}
 	if err := a.copyTo(plan.BytesBefore); err != nil {
 		return a.n, err

@@ -152,6 +152,13 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		}
 		res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
 	}
+	if !opts.DryRun && !opts.SynthesizeHeader && isPlain(path) {
+		out, handled := repairOverlapped(ctx, path, lst, opts, res)
+		c.Add(lst.Size())
+		if handled {
+			return out
+		}
+	}
 	open := func() (io.ReadCloser, error) {
 		f, err := jsonl.Open(path, nil)
 		if err != nil {

@@ -337,7 +337,7 @@ func TestCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := testOpts()
 	opts.Phase = func(ph string) {
-		if ph == "backup" {
+		if ph == "planned" {
 			cancel()
 		}
 	}

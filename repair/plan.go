@@ -123,20 +123,31 @@ type facts struct {
 // a synthesized header, as the session id source. Memory is bounded by the line cap plus a few
 // bytes per entry (ids are kept as 64-bit hashes to find dangling parents and missing results).
 func PlanStream(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options) (*Plan, error) {
+	p, _, err := planStream(ctx, open, name, opts, nil)
+	return p, err
+}
+
+// planStream is PlanStream; with emit set, the first pass hands over every edit as soon as it
+// is final, in order, and a plan that needs a second pass is not finished: second is true and
+// the caller plans again without emit.
+func planStream(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options, emit func(Edit)) (plan *Plan, second bool, err error) {
 	seed := maphash.MakeSeed()
-	p, err := planPass(ctx, open, name, opts, seed, nil)
+	p, err := planPass(ctx, open, name, opts, seed, nil, emit)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	f := p.collectFacts()
 	if len(f.missingCalls) == 0 && (!opts.Relink || len(f.dangling) == 0) {
-		return p.result(), nil
+		return p.result(), false, nil
 	}
-	p2, err := planPass(ctx, open, name, opts, seed, &f)
+	if emit != nil {
+		return nil, true, nil
+	}
+	p2, err := planPass(ctx, open, name, opts, seed, &f, nil)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return p2.result(), nil
+	return p2.result(), false, nil
 }
 
 // PlanBytes plans the repair of an in-memory transcript (tests, fuzzing).
@@ -146,7 +157,7 @@ func PlanBytes(data []byte, name string, opts Options) (*Plan, error) {
 	}, name, opts)
 }
 
-func planPass(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options, seed maphash.Seed, f *facts) (*planner, error) {
+func planPass(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options, seed maphash.Seed, f *facts, emit func(Edit)) (*planner, error) {
 	rc, err := open()
 	if err != nil {
 		return nil, err
@@ -166,6 +177,11 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 			p.plan.Lines = l.Num
 			p.end = l.Offset + l.Size
 			p.line(l)
+			// Every edit but the last is final (only the last may still grow by coalescing).
+			for emit != nil && p.emitted < len(p.plan.Edits)-1 {
+				emit(p.plan.Edits[p.emitted])
+				p.emitted++
+			}
 		}
 		lines.free <- bt
 		if err := ctx.Err(); err != nil {
@@ -176,6 +192,10 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 		return nil, fmt.Errorf("%s:%d: %w", name, p.plan.Lines+1, lines.err)
 	}
 	p.finish()
+	for emit != nil && p.emitted < len(p.plan.Edits) {
+		emit(p.plan.Edits[p.emitted])
+		p.emitted++
+	}
 	return p, nil
 }
 
@@ -271,12 +291,13 @@ type callRef struct {
 }
 
 type planner struct {
-	name  string
-	opts  Options
-	seed  maphash.Seed
-	facts *facts
-	plan  Plan
-	end   int64 // stream size so far
+	name    string
+	opts    Options
+	seed    maphash.Seed
+	facts   *facts
+	plan    Plan
+	end     int64 // stream size so far
+	emitted int   // edits handed to emit
 
 	sc      scanner
 	sc2     scanner
