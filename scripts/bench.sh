@@ -129,9 +129,9 @@ for s in "$here"/bench/*.sh; do
 		continue
 	fi
 	bench_note "running bench/$area.sh"
-	if ! bash "$s" | tee -a "$results"; then
-		bench_note "bench/$area.sh failed (exit $?)"
-	fi
+	bash "$s" | tee -a "$results"
+	rc=${PIPESTATUS[0]}
+	[ "$rc" = 0 ] || bench_note "bench/$area.sh exited $rc"
 done
 
 echo
