@@ -212,6 +212,19 @@ func TestRepairFileRefusals(t *testing.T) {
 			t.Fatalf("store: %+v", r)
 		}
 	})
+	t.Run("headerless file with a torn line", func(t *testing.T) {
+		dir := sessionsDir(t)
+		p := filepath.Join(dir, "s1.jsonl")
+		in := lines(u1, "garbage", a1) + `{"type":"mess`
+		write(t, p, in, 0o644)
+		res := RepairFile(ctx, dir, p, testOpts(), nil)
+		if res.Status != StatusSkipped || read(t, p) != in {
+			t.Fatalf("result %+v", res)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("skipped file left %d files (temp or backup)", len(ents))
+		}
+	})
 	t.Run("changed between plan and apply", func(t *testing.T) {
 		dir := sessionsDir(t)
 		p := filepath.Join(dir, "s1.jsonl")

@@ -178,7 +178,8 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 			p.end = l.Offset + l.Size
 			p.line(l)
 			// Every edit but the last is final (only the last may still grow by coalescing).
-			for emit != nil && p.emitted < len(p.plan.Edits)-1 {
+			// A file without a header will be skipped: nothing more is handed over.
+			for emit != nil && (p.header || p.nValues == 0) && p.emitted < len(p.plan.Edits)-1 {
 				emit(p.plan.Edits[p.emitted])
 				p.emitted++
 			}
@@ -192,7 +193,7 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 		return nil, fmt.Errorf("%s:%d: %w", name, p.plan.Lines+1, lines.err)
 	}
 	p.finish()
-	for emit != nil && p.emitted < len(p.plan.Edits) {
+	for emit != nil && p.header && p.emitted < len(p.plan.Edits) {
 		emit(p.plan.Edits[p.emitted])
 		p.emitted++
 	}
