@@ -45,7 +45,13 @@ func Detect(br *bufio.Reader) Compression {
 // bytes, so "x.jsonl.reset.<ts>.zst" reads like a plain file whatever its name says.
 // Close releases the decoder; it does not close r.
 func Decompress(r io.Reader) (io.ReadCloser, Compression, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	return decompress(r, 256<<10)
+}
+
+// decompress is Decompress with a read buffer of size bytes (Open sizes it by the file, so
+// opening thousands of small transcripts does not allocate 256 KiB each).
+func decompress(r io.Reader, size int) (io.ReadCloser, Compression, error) {
+	br := bufio.NewReaderSize(r, size)
 	switch c := Detect(br); c {
 	case Gzip:
 		zr, err := gzip.NewReader(br)
@@ -99,7 +105,7 @@ func Open(path string, counted func(n int64)) (*File, error) {
 	if counted != nil {
 		src = &countReader{r: f, add: counted}
 	}
-	dec, c, err := Decompress(src)
+	dec, c, err := decompress(src, int(min(max(st.Size(), 4<<10), 256<<10)))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

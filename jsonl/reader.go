@@ -15,9 +15,13 @@ import (
 // DefaultMaxLine is the default line cap: large enough for base64 images in tool results.
 const DefaultMaxLine = 64 << 20
 
-// DefaultBufferSize is the read buffer a Reader starts with. A longer line grows it up to the
-// line cap, and it shrinks back afterwards.
+// DefaultBufferSize is the read buffer of a Reader (it starts at 64 KiB and doubles up to it
+// while the stream goes on). A longer line grows it up to the line cap, and it shrinks back
+// afterwards.
 const DefaultBufferSize = 1 << 20
+
+// startBufferSize is the first read buffer; it doubles up to Options.BufferSize.
+const startBufferSize = 64 << 10
 
 // ErrLineTooLong marks a line longer than Options.MaxLine; its bytes are not kept.
 var ErrLineTooLong = errors.New("line too long")
@@ -138,13 +142,17 @@ func (r *Reader) fill() bool {
 		return false
 	}
 	if r.buf == nil {
-		r.buf = make([]byte, r.base)
+		// start small and double up to the full buffer as the stream proves long: a 2 KiB
+		// transcript must not cost a zeroed 1 MiB (stats and audit open thousands)
+		r.buf = make([]byte, min(r.base, startBufferSize))
 	}
 	if r.w == len(r.buf) { // no room left: move the unfinished line to the front of a buffer
 		carry, size := r.w-r.r, len(r.buf)
 		switch {
 		case r.r == 0: // one unfinished line fills the buffer: grow it, up to the cap
 			size = min(2*size, max(r.max+4, size+1)) // BOM + line + \n
+		case size < r.base: // still ramping up to the full buffer
+			size = min(2*size, r.base)
 		case carry == 0 && size > 4*r.base: // a long line is over: give its buffer back
 			size = r.base
 		}

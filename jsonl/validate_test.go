@@ -307,3 +307,23 @@ func TestValidateMemoryBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallFileSmallBuffers: stats and audit open thousands of small transcripts, so opening and
+// reading a 2 KiB file must not allocate the full 1 MiB read buffer (or a 256 KiB bufio).
+func TestSmallFileSmallBuffers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "small.jsonl")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("{\"a\":1}\n"), 256), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := jsonl.ValidateFile(context.Background(), path, jsonl.ValidateOptions{Workers: 1}, nil)
+	runtime.ReadMemStats(&after)
+	if err != nil || s.Lines != 256 {
+		t.Fatalf("%v, %d lines", err, s.Lines)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 200<<10 {
+		t.Errorf("a 2 KiB file allocated %d KiB", alloc>>10)
+	}
+}
