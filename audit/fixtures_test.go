@@ -2,7 +2,9 @@ package audit_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +27,36 @@ func TestGeneratedFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := checkManifest(t, dir, man)
+	if len(man.Faults) < len(fixtures.Kinds) {
+		t.Errorf("manifest lists %d faults, want at least %d", len(man.Faults), len(fixtures.Kinds))
+	}
+	t.Logf("%d faults injected; %d findings (%d errors, %d warnings, %d info) over %d files",
+		len(man.Faults), len(res.Findings), res.Summary.Errors, res.Summary.Warnings, res.Summary.Infos, res.Summary.Files)
+}
+
+// TestDemoFaults: the shipped demo state dir (read in place: audit never writes) has its
+// manifest's faults found and no other error.
+func TestDemoFaults(t *testing.T) {
+	dir := filepath.Join("..", "fixtures", "demo")
+	data, err := os.ReadFile(filepath.Join(dir, fixtures.ManifestName))
+	if err != nil {
+		t.Skipf("no demo manifest: %v", err)
+	}
+	var man fixtures.Manifest
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatal(err)
+	}
+	if len(man.Faults) == 0 {
+		t.Skip("the demo has no faults")
+	}
+	checkManifest(t, dir, man)
+}
+
+// checkManifest audits dir and checks that every fault of man is found (same rule, file and
+// line or entry) and that every error-level finding is one of them.
+func checkManifest(t *testing.T, dir string, man fixtures.Manifest) *audit.Result {
+	t.Helper()
 	var logs []string
 	if man.GatewayLog != "" {
 		logs = append(logs, filepath.Join(dir, filepath.FromSlash(man.GatewayLog)))
@@ -74,9 +106,5 @@ func TestGeneratedFaults(t *testing.T) {
 			t.Errorf("error not injected: %s %s:%d %s", f.Rule, rel(f.Path), f.Line, f.Message)
 		}
 	}
-	if len(man.Faults) < len(fixtures.Kinds) {
-		t.Errorf("manifest lists %d faults, want at least %d", len(man.Faults), len(fixtures.Kinds))
-	}
-	t.Logf("%d faults injected; %d findings (%d errors, %d warnings, %d info) over %d files",
-		len(man.Faults), len(res.Findings), res.Summary.Errors, res.Summary.Warnings, res.Summary.Infos, res.Summary.Files)
+	return res
 }
