@@ -106,10 +106,7 @@ var leftoverKinds = map[store.Kind]string{
 
 func checkLeftovers(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
-	for _, a := range st.agents {
-		if a.sqlite != "" {
-			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
-		}
+	for _, a := range st.fileEra(false) {
 		for _, f := range a.files {
 			what, ok := leftoverKinds[f.kind.Kind]
 			if !ok {
@@ -139,14 +136,8 @@ var reWindowsPath = func(s string) bool {
 // checkRows finds legacy session rows and plans one atomic store write per agent.
 func checkRows(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
-	for _, a := range st.agents {
-		if a.sqlite != "" {
-			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
-		}
-		if a.store == nil {
-			continue
-		}
-		r := store.NewResolver(a.dir, a.id, st.opts.StateDir)
+	for _, a := range st.fileEra(true) {
+		r := a.resolver
 		for _, e := range a.store.Entries() {
 			if e.Obj == nil {
 				continue
@@ -250,13 +241,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 		updated int64
 	}
 	shared := map[string][]owner{} // provider + id → owners
-	for _, a := range st.agents {
-		if a.sqlite != "" {
-			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
-		}
-		if a.store == nil {
-			continue
-		}
+	for _, a := range st.fileEra(true) {
 		for _, e := range a.store.Entries() {
 			byProv := map[string]map[string][]string{} // provider → id → sources
 			for _, cs := range e.CLISessions() {
@@ -346,13 +331,7 @@ var blobFields = []string{"skillsSnapshot", "systemPromptReport"}
 
 func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
-	for _, a := range st.agents {
-		if a.sqlite != "" {
-			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
-		}
-		if a.store == nil {
-			continue
-		}
+	for _, a := range st.fileEra(true) {
 		for _, e := range a.store.Entries() {
 			var big []string
 			var total int
@@ -386,14 +365,8 @@ func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 // checkMissing reports entries whose transcript is gone (cleanup --fix-missing is the fix).
 func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
-	for _, a := range st.agents {
-		if a.sqlite != "" {
-			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
-		}
-		if a.store == nil {
-			continue
-		}
-		r := store.NewResolver(a.dir, a.id, st.opts.StateDir)
+	for _, a := range st.fileEra(true) {
+		r := a.resolver
 		var missing []string
 		for _, e := range a.store.Entries() {
 			found := false
@@ -422,10 +395,7 @@ func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 // re-attaches them as entries.
 func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
-	for _, a := range st.agents {
-		if a.sqlite != "" {
-			continue // sessions.json and JSONL are legacy input there; checkSQLite covers them
-		}
+	for _, a := range st.fileEra(false) {
 		if a.storeErr != nil {
 			continue // a corrupt store references nothing we can see: repair it first
 		}
@@ -433,7 +403,7 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 		if a.store != nil {
 			entries = a.store.Entries()
 		}
-		r := store.NewResolver(a.dir, a.id, st.opts.StateDir)
+		r := a.resolver
 		refs := r.References(entries)
 		for _, e := range entries { // an entry's own <sessionId>.jsonl is never an orphan
 			for _, c := range r.Candidates(e) {

@@ -28,6 +28,7 @@ type agentState struct {
 	id        string
 	dir       string // sessions dir
 	storePath string
+	resolver  store.Resolver
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
 	sqlite    string // path of agent/openclaw-agent.sqlite when it exists
@@ -130,6 +131,7 @@ func agentIDs(opts Options) ([]string, error) {
 func readAgent(opts Options, id string) (*agentState, error) {
 	a := &agentState{id: id, dir: filepath.Join(opts.StateDir, "agents", id, "sessions")}
 	a.storePath = filepath.Join(a.dir, store.StoreFile)
+	a.resolver = store.NewResolver(a.dir, id, opts.StateDir)
 	if p := filepath.Join(opts.StateDir, "agents", id, "agent", "openclaw-agent.sqlite"); exists(p) {
 		a.sqlite = p
 	}
@@ -165,4 +167,16 @@ func readAgent(opts Options, id string) (*agentState, error) {
 		}
 	}
 	return a, nil
+}
+
+// fileEra returns the agents whose sessions.json and JSONL files are the live store (not
+// SQLite-era ones, which checkSQLite covers), and with withStore only those whose store parsed.
+func (st *state) fileEra(withStore bool) []*agentState {
+	var out []*agentState
+	for _, a := range st.agents {
+		if a.sqlite == "" && (!withStore || a.store != nil) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
