@@ -361,3 +361,70 @@ func TestCorpusFixTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupsRestoreOriginal undoes every fix of one --fix --yes run from its backup and
+// checks the state dir is byte-for-byte what it was.
+func TestBackupsRestoreOriginal(t *testing.T) {
+	root := brokenState(t)
+	before := snapshot(t, root)
+	res := run(t, root, true, true)
+	restored := map[string]bool{}
+	for _, p := range res.Problems {
+		if p.Status != StatusFixed || restored[p.Path] {
+			continue
+		}
+		restored[p.Path] = true
+		b, err := os.ReadFile(p.Backup)
+		if err != nil {
+			t.Fatalf("%s: backup %q: %v", p.Check, p.Backup, err)
+		}
+		if err := os.WriteFile(p.Path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p.Backup != p.Path && !strings.Contains(p.Backup, "clawdoctor-backups") {
+			os.Remove(p.Backup) // an archive made by renaming (orphan → .deleted.<ts>)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(root, "clawdoctor-backups")); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, root)
+	for p, b := range before {
+		if string(after[p]) != string(b) {
+			t.Errorf("%s not restored from its backup", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s left over after restoring", p)
+		}
+	}
+}
+
+// TestConfirmGatesHistoryFixes: without --yes, history-changing fixes run only when the
+// terminal prompt says yes, and it is asked once per kind of fix.
+func TestConfirmGatesHistoryFixes(t *testing.T) {
+	for _, answer := range []bool{false, true} {
+		root := brokenState(t)
+		asked := map[string]int{}
+		res, err := Run(context.Background(), Options{StateDir: root, Fix: true, Now: now,
+			Getenv:  func(string) string { return "" },
+			Confirm: func(q string) bool { asked[q]++; return answer }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q, n := range asked {
+			if n != 1 {
+				t.Errorf("asked %d times: %s", n, q)
+			}
+		}
+		if len(asked) == 0 {
+			t.Fatal("never asked")
+		}
+		for _, p := range res.Problems {
+			if p.Gate == GateYes && p.refused == "" && (p.Status == StatusFixed) != answer {
+				t.Errorf("answer %v: %s is %s", answer, p.Check, p.Status)
+			}
+		}
+	}
+}
