@@ -1,6 +1,7 @@
 package jsonobj
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -16,24 +17,8 @@ func appendJSQuoted(dst []byte, units []uint16) []byte {
 	for i := 0; i < len(units); i++ {
 		u := units[i]
 		switch {
-		case u == '"':
-			dst = append(dst, '\\', '"')
-		case u == '\\':
-			dst = append(dst, '\\', '\\')
-		case u == '\b':
-			dst = append(dst, '\\', 'b')
-		case u == '\f':
-			dst = append(dst, '\\', 'f')
-		case u == '\n':
-			dst = append(dst, '\\', 'n')
-		case u == '\r':
-			dst = append(dst, '\\', 'r')
-		case u == '\t':
-			dst = append(dst, '\\', 't')
-		case u < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[u>>4], hexDigits[u&0xf])
 		case u < utf8.RuneSelf:
-			dst = append(dst, byte(u))
+			dst = appendEscapedASCII(dst, byte(u))
 		case u >= 0xd800 && u < 0xdc00 && i+1 < len(units) && units[i+1] >= 0xdc00 && units[i+1] < 0xe000:
 			dst = utf8.AppendRune(dst, utf16.DecodeRune(rune(u), rune(units[i+1])))
 			i++
@@ -44,6 +29,27 @@ func appendJSQuoted(dst []byte, units []uint16) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// appendEscapedASCII writes the ASCII character c as JSON.stringify writes it inside a string.
+func appendEscapedASCII(dst []byte, c byte) []byte {
+	switch {
+	case c == '"' || c == '\\':
+		return append(dst, '\\', c)
+	case c == '\b':
+		return append(dst, '\\', 'b')
+	case c == '\f':
+		return append(dst, '\\', 'f')
+	case c == '\n':
+		return append(dst, '\\', 'n')
+	case c == '\r':
+		return append(dst, '\\', 'r')
+	case c == '\t':
+		return append(dst, '\\', 't')
+	case c < 0x20:
+		return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+	}
+	return append(dst, c)
 }
 
 // appendStringToken re-escapes a validated JSON string token JS-style, the same result as
@@ -102,14 +108,109 @@ func appendJSQuotedUnits(dst []byte, units []uint16) []byte {
 	return append(dst, q[1:len(q)-1]...)
 }
 
-// Quote returns s as a JSON string token escaped as JSON.stringify would. Invalid UTF-8 in s
-// becomes U+FFFD.
+// Quote returns s as a JSON string token escaped as JSON.stringify would: `"`, `\` and control
+// characters below U+0020 are escaped and nothing else, so <, >, &, U+2028 and U+2029 stay
+// literal. Invalid UTF-8 in s becomes U+FFFD, as Node's UTF-8 decoder would have made it.
 func Quote(s string) []byte {
-	units := make([]uint16, 0, len(s))
-	for _, r := range s { // range yields U+FFFD for invalid bytes
-		units = utf16.AppendRune(units, r)
+	dst := make([]byte, 0, len(s)+2)
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			dst = appendEscapedASCII(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
 	}
-	return appendJSQuoted(make([]byte, 0, len(s)+2), units)
+	return append(dst, '"')
+}
+
+// Unquote returns the value of tok, a string token with its quotes as a JSON scanner delimited
+// it, decoded as encoding/json does: escapes resolved, a lone or badly paired surrogate and
+// invalid UTF-8 replaced by U+FFFD. The result aliases tok when the token has no escapes and
+// is valid UTF-8. ok is false if tok is not quoted, or has a malformed escape or (when it has
+// escapes) a raw control character.
+func Unquote(tok []byte) (s []byte, ok bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return nil, false
+	}
+	in := tok[1 : len(tok)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return in, true
+	}
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		c := in[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(in) {
+				return nil, false
+			}
+			switch e := in[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(in, i+2)
+				if !ok {
+					return nil, false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r2, ok := hex4(in, i+2); ok && in[i] == '\\' && in[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							out = utf8.AppendRune(out, dec)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return nil, false
+			}
+			i += 2
+		case c < 0x20:
+			return nil, false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(in[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, in[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return out, true
+}
+
+// hex4 reads the four hex digits at b[i:] as a code unit.
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) || !isHex(b[i]) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) {
+		return 0, false
+	}
+	return rune(hexVal(b[i])<<12 | hexVal(b[i+1])<<8 | hexVal(b[i+2])<<4 | hexVal(b[i+3])), true
 }
 
 // unitsString converts UTF-16 code units to a Go string; lone surrogates become U+FFFD.

@@ -3,6 +3,7 @@ package jsonobj
 import (
 	"bytes"
 	"testing"
+	"unicode/utf16"
 )
 
 // FuzzStringToken checks the one-pass re-escaper against the reference path (decode to
@@ -21,6 +22,22 @@ func FuzzStringToken(f *testing.F) {
 		want := appendJSQuoted(nil, decodeUnits(tok, nil))
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%q: one-pass %q, reference %q", tok, got, want)
+		}
+	})
+}
+
+// FuzzQuote checks the one-pass string escaper against the code-unit escaper.
+func FuzzQuote(f *testing.F) {
+	for _, s := range []string{"a", "\x00\"\\\u2028", "\xff\xc3", "é😀", "\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var units []uint16
+		for _, r := range s {
+			units = utf16.AppendRune(units, r)
+		}
+		if got, want := Quote(s), appendJSQuoted(nil, units); !bytes.Equal(got, want) {
+			t.Fatalf("%q: Quote %q, code-unit escaper %q", s, got, want)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package jsonobj_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -126,9 +127,35 @@ func TestQuote(t *testing.T) {
 		{"\x00\x1f\b\f\n\r\t", `"\u0000\u001f\b\f\n\r\t"`},
 		{"<>&\u2028\u2029é😀", "\"<>&\u2028\u2029é😀\""},
 		{"bad\xffutf8", "\"bad\ufffdutf8\""},
+		{"a<b>&c", `"a<b>&c"`},
+		{"\u2028\u2029", "\"\u2028\u2029\""},
+		{"q\"\\", `"q\"\\"`},
+		{"\b\f\n\r\t\x01\x1f", `"\b\f\n\r\t\u0001\u001f"`},
+		{"\xff", "\"\uFFFD\""},
+		{"é€😀", `"é€😀"`},
 	} {
 		if got := string(jsonobj.Quote(tc.in)); got != tc.want {
 			t.Errorf("Quote(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzUnquote checks Unquote against encoding/json on every input that encoding/json accepts
+// as a string token.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\"b`, `\u00e9\n\t\\`, `\ud83d\ude00`, `\ud800x`, `\udc00\ud800`, "\xff\xfe", `\u0041\/`, `é€`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tok := append(append([]byte{'"'}, in...), '"')
+		var want string
+		err := json.Unmarshal(tok, &want)
+		got, ok := jsonobj.Unquote(tok)
+		if err != nil {
+			return // not a string token; callers validate first
+		}
+		if !ok || string(got) != want {
+			t.Fatalf("Unquote(%q) = %q %v, encoding/json %q", tok, got, ok, want)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
 
 // Wrapper texts pi puts around summaries when it sends them to the model (spec
@@ -189,12 +191,12 @@ func (w *objWriter) raw(key string, v []byte) {
 	} else {
 		w.buf.WriteByte(',')
 	}
-	w.buf.Write(jsString(key))
+	w.buf.Write(jsonobj.Quote(key))
 	w.buf.WriteByte(':')
 	w.buf.Write(v)
 }
 
-func (w *objWriter) str(key, v string) { w.raw(key, jsString(v)) }
+func (w *objWriter) str(key, v string) { w.raw(key, jsonobj.Quote(v)) }
 
 func (w *objWriter) field(key string, line []byte, path string) {
 	v, ok, _ := GetField(line, path)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/session"
 	"github.com/google/go-cmp/cmp"
 )
@@ -332,7 +333,7 @@ func checkStrings(t *testing.T, path string, line int64, raw []byte) {
 		if err := json.Unmarshal(tok, &s); err != nil {
 			t.Fatalf("%s:%d: %v", path, line, err)
 		}
-		if got := session.JSString(s); !bytes.Equal(got, tok) {
+		if got := jsonobj.Quote(s); !bytes.Equal(got, tok) {
 			t.Errorf("%s:%d: JS string encoding differs:\n got %.120s\nwant %.120s", path, line, got, tok)
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
 
 // ErrNotObject is returned for a line that is valid JSON but not an object.
@@ -191,7 +192,7 @@ func setField(f reflect.Value, val []byte) {
 			f.Set(reflect.Zero(t))
 			return
 		}
-		s, ok := str(val)
+		s, ok := jsonobj.Unquote(val)
 		if !ok {
 			f.Set(reflect.Zero(t))
 			return

@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
 
 // Entry types of the pi v3 session format (spec transcript.md §2.4).
@@ -216,7 +218,7 @@ func (c *Content) decode(b []byte) error {
 		return nil
 	case b[0] == '"':
 		c.IsText = true
-		if s, ok := str(b); ok {
+		if s, ok := jsonobj.Unquote(b); ok {
 			c.Text = string(s)
 			return nil
 		}
@@ -245,7 +247,7 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	case c.Null:
 		return []byte("null"), nil
 	case c.IsText:
-		return jsString(c.Text), nil
+		return jsonobj.Quote(c.Text), nil
 	case c.Blocks == nil && c.Raw != nil:
 		return c.Raw, nil
 	}

@@ -259,21 +259,6 @@ func TestJSNumber(t *testing.T) {
 	}
 }
 
-func TestJSString(t *testing.T) {
-	for in, want := range map[string]string{
-		"a<b>&c":             `"a<b>&c"`,
-		"\u2028\u2029":       "\"\u2028\u2029\"",
-		"q\"\\":              `"q\"\\"`,
-		"\b\f\n\r\t\x01\x1f": `"\b\f\n\r\t\u0001\u001f"`,
-		"\xff":               "\"\uFFFD\"",
-		"é€😀":                `"é€😀"`,
-	} {
-		if got := string(session.JSString(in)); got != want {
-			t.Errorf("JSString(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 func TestHeaderValidity(t *testing.T) {
 	for _, tc := range []struct {
 		name, line     string

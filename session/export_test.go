@@ -2,9 +2,6 @@ package session
 
 // Test hooks for the external test package.
 
-// JSString exposes jsString.
-func JSString(s string) []byte { return jsString(s) }
-
 // JSNumber exposes jsNumber.
 func JSNumber(f float64) string { return jsNumber(f) }
 
@@ -35,6 +32,3 @@ func StringTokens(b []byte) [][]byte {
 	}
 	return out
 }
-
-// Unquote exposes unquote.
-func Unquote(in []byte) ([]byte, bool) { return unquote(in) }

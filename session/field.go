@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
 
 // This file is a small byte-level JSON editor for one entry line. It finds the byte span of a
@@ -338,11 +340,11 @@ func SetFieldPath(line []byte, path []string, value []byte) ([]byte, error) {
 			if skipWS(line, cur.start+1) != closing {
 				ins.WriteByte(',')
 			}
-			ins.Write(jsString(seg))
+			ins.Write(jsonobj.Quote(seg))
 			ins.WriteByte(':')
 			for _, k := range path[n+1:] {
 				ins.WriteByte('{')
-				ins.Write(jsString(k))
+				ins.Write(jsonobj.Quote(k))
 				ins.WriteByte(':')
 			}
 			ins.Write(value)

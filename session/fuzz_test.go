@@ -129,23 +129,3 @@ func FuzzBuildIndex(f *testing.F) {
 		}
 	})
 }
-
-// FuzzUnquote checks the package's string unescaping against encoding/json on every input that
-// encoding/json accepts as a string token.
-func FuzzUnquote(f *testing.F) {
-	for _, s := range []string{`a\"b`, `\u00e9\n\t\\`, `\ud83d\ude00`, `\ud800x`, `\udc00\ud800`, "\xff\xfe", `\u0041\/`, `é€`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		tok := append(append([]byte{'"'}, in...), '"')
-		var want string
-		err := json.Unmarshal(tok, &want)
-		got, ok := session.Unquote(in)
-		if err != nil {
-			return // not a string token; callers validate first
-		}
-		if !ok || string(got) != want {
-			t.Fatalf("Unquote(%q) = %q %v, encoding/json %q", in, got, ok, want)
-		}
-	})
-}

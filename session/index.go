@@ -9,9 +9,9 @@ import (
 	"io"
 	"math"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
 
 // LeafRule chooses how the active leaf of a transcript is found.
@@ -243,20 +243,6 @@ type lineFields struct {
 	targetNull, appendParentNull        bool
 }
 
-// str returns the string value of a raw JSON string token (nil, false if it is not one). Like
-// encoding/json, and like Node reading the file as UTF-8, invalid UTF-8 becomes U+FFFD. The
-// result aliases v when the token has no escapes and is valid UTF-8.
-func str(v []byte) ([]byte, bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return nil, false
-	}
-	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return inner, true
-	}
-	return unquote(inner)
-}
-
 func readFields(b []byte) (lineFields, error) {
 	var f lineFields
 	_, err := eachMember(b, 0, func(m member) bool {
@@ -271,26 +257,26 @@ func readFields(b []byte) (lineFields, error) {
 		v := b[m.val.start:m.val.end]
 		switch string(k) {
 		case "type":
-			f.typ, f.hasTyp = str(v)
+			f.typ, f.hasTyp = jsonobj.Unquote(v)
 		case "id":
-			f.id, f.hasID = str(v)
+			f.id, f.hasID = jsonobj.Unquote(v)
 		case "parentId":
-			f.parent, f.hasParent = str(v)
+			f.parent, f.hasParent = jsonobj.Unquote(v)
 			f.badParent = !f.hasParent && string(v) != "null"
 		case "appendMode":
-			f.appendMode, _ = str(v)
+			f.appendMode, _ = jsonobj.Unquote(v)
 		case "targetId":
-			f.target, f.hasTarget = str(v)
+			f.target, f.hasTarget = jsonobj.Unquote(v)
 			f.targetNull = string(v) == "null"
 		case "appendParentId":
-			f.appendParent, _ = str(v)
+			f.appendParent, _ = jsonobj.Unquote(v)
 			f.hasAppendParent = true
 			f.appendParentNull = string(v) == "null"
 		case "message":
 			f.role = nil
 			if len(v) > 0 && v[0] == '{' {
 				if rv, ok, _ := lookup(v, 0, "role"); ok {
-					f.role, _ = str(v[rv.start:rv.end])
+					f.role, _ = jsonobj.Unquote(v[rv.start:rv.end])
 				}
 			}
 		}

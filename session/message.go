@@ -1,6 +1,10 @@
 package session
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/clawdoctor/clawdoctor/jsonobj"
+)
 
 // Roles of AgentMessages (spec §2.5).
 const (
@@ -66,7 +70,7 @@ func (b *Block) AnyID() string {
 	}
 	for _, k := range []string{"call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
 		if v, ok, _ := GetField(b.Raw, k); ok {
-			if s, ok := str(v); ok {
+			if s, ok := jsonobj.Unquote(v); ok {
 				if t := JSTrim(string(s)); t != "" {
 					return t
 				}

@@ -111,7 +111,7 @@ func Migrate(lines [][]byte, opts MigrateOptions) (MigrateResult, error) {
 			id := newID(isTaken)
 			taken[id] = true
 			res.NewIDs++
-			idJSON := jsString(id)
+			idJSON := jsonobj.Quote(id)
 			if err := set(i, "id", idJSON); err != nil {
 				return res, err
 			}
@@ -182,7 +182,7 @@ func typeOf(line []byte) string {
 	if !ok {
 		return ""
 	}
-	s, ok := str(v)
+	s, ok := jsonobj.Unquote(v)
 	if !ok {
 		return ""
 	}
