@@ -83,7 +83,7 @@ func runCleanup(c *cli.Context) error {
 	}
 	opt := retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
 		ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
-		ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs")}
+		ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}
 	var results []report.CleanupStore
 	code := exitClean
 	for _, t := range targets {

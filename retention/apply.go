@@ -1,8 +1,8 @@
 package retention
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -47,10 +47,10 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 		if err != nil {
 			return a, err
 		}
-		if !bytes.Equal(cur, l.Raw) {
+		if l.Missing || sha256.Sum256(cur) != l.Digest {
 			return a, fmt.Errorf("%s: %w", l.Input.StorePath, ErrStoreChanged)
 		}
-		obj, err := jsonobj.Parse(l.Raw)
+		obj, err := jsonobj.Parse(cur)
 		if err != nil {
 			return a, fmt.Errorf("%s:%v: %w", l.Input.StorePath, err, ErrCorruptStore)
 		}

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,13 +30,13 @@ type Loaded struct {
 	Input       Input
 	SessionsDir string   // absolute, as given
 	RealDir     string   // after symlinks
-	Raw         []byte   // sessions.json as read (nil when missing)
+	Digest      [32]byte // sha256 of sessions.json as read (zero when missing)
+	Missing     bool     // no sessions.json
 	Dropped     []string // keys a current gateway drops on load (non-object, unsafe sessionId)
 
 	opt    GatherOptions
 	parser fastjson.Parser
-	names  map[string]fs.FileMode // top-level names of the sessions dir and their types
-	sizes  map[string]int64
+	names  map[string]int32 // top-level names → index in Input.Files, -1 when not a regular file
 }
 
 // GatherOptions say what the planner will need beyond the store and the listing.
@@ -73,7 +72,7 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	if err != nil {
 		return nil, fmt.Errorf("sessions dir %s: %w", dir, err)
 	}
-	l := &Loaded{SessionsDir: dir, RealDir: real, opt: opt, names: map[string]fs.FileMode{}}
+	l := &Loaded{SessionsDir: dir, RealDir: real, opt: opt, names: map[string]int32{}}
 	l.Input.AgentID = agentID
 	l.Input.StorePath = abs
 	l.Input.StoreName = filepath.Base(abs)
@@ -81,10 +80,11 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	raw, err := os.ReadFile(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		l.Missing = true
 	case err != nil:
 		return nil, err
 	default:
-		l.Raw = raw
+		l.Digest = sha256.Sum256(raw)
 		if members, err = splitObject(raw); err != nil {
 			if _, perr := jsonobj.Parse(raw); perr != nil {
 				err = perr // it has line and column
@@ -240,7 +240,7 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 		return err
 	}
 	for _, de := range ents {
-		l.names[de.Name()] = de.Type()
+		l.names[de.Name()] = -1
 		if !de.Type().IsRegular() {
 			continue // symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
 		}
@@ -248,6 +248,7 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 		if err != nil {
 			continue
 		}
+		l.names[de.Name()] = int32(len(l.Input.Files))
 		l.Input.Files = append(l.Input.Files, File{Name: de.Name(), Size: info.Size(), ModMs: float64(info.ModTime().UnixNano()) / 1e6})
 	}
 	root := filepath.Join(l.SessionsDir, "skills-prompts", "sha256")
@@ -613,7 +614,7 @@ func realpath(p string) string {
 // inside returns p relative to the real sessions dir when it lies inside it.
 func (l *Loaded) inside(p string) (string, bool) {
 	if dir, name := filepath.Split(p); filepath.Clean(dir) == l.RealDir && name != "" && name != "." && name != ".." {
-		if mode, listed := l.names[name]; !listed || mode.IsRegular() {
+		if i, listed := l.names[name]; !listed || i >= 0 {
 			return name, true // a regular file or nothing: no symlink to follow
 		}
 	}
@@ -664,9 +665,9 @@ func (l *Loaded) resolve(checkpoints []string, e *Entry) {
 	}
 	e.Transcript = rel
 	var size int64 = -1
-	if mode, listed := l.names[rel]; listed && mode.IsRegular() {
+	if i, listed := l.names[rel]; listed && i >= 0 {
 		e.TranscriptExists = true
-		size = l.sizeOf(rel)
+		size = l.Input.Files[i].Size
 	} else if listed || strings.Contains(rel, "/") {
 		if st, err := os.Stat(p); err == nil {
 			e.TranscriptExists = true
@@ -678,16 +679,6 @@ func (l *Loaded) resolve(checkpoints []string, e *Entry) {
 	if l.opt.FixMissing && size >= 0 && size <= EmptyTranscriptMax {
 		e.TranscriptEmpty = noMessages(filepath.Join(l.RealDir, filepath.FromSlash(rel)))
 	}
-}
-
-func (l *Loaded) sizeOf(name string) int64 {
-	if l.sizes == nil {
-		l.sizes = make(map[string]int64, len(l.Input.Files))
-		for _, f := range l.Input.Files {
-			l.sizes[f.Name] = f.Size
-		}
-	}
-	return l.sizes[name]
 }
 
 func (l *Loaded) resolveFile(sessionFile, sessionID string) (string, bool) {

@@ -73,16 +73,16 @@ type Input struct {
 
 // Options are the per-run choices of `cleanup`.
 type Options struct {
-	Settings     Settings
-	Now          time.Time
-	DryRun       bool   // preview exactly as `openclaw sessions cleanup --dry-run`
-	Enforce      bool   // --enforce: mode enforce whatever the config says
-	ActiveKey    string // --active-key: preserved
-	FixMissing   bool
-	FixDMScope   bool
-	ModelRuns    bool // also prune gateway model-run probes (older builds; off in 2026.6.x)
-	CronRuns     bool // also apply cron.sessionRetention to isolated cron run rows
-	CompressKeep bool // --compress-archives: keep budget-removed archives as .zst when enough
+	Settings   Settings
+	Now        time.Time
+	DryRun     bool   // preview exactly as `openclaw sessions cleanup --dry-run`
+	Enforce    bool   // --enforce: mode enforce whatever the config says
+	ActiveKey  string // --active-key: preserved
+	FixMissing bool
+	FixDMScope bool
+	ModelRuns  bool // also prune gateway model-run probes (older builds; off in 2026.6.x)
+	CronRuns   bool // also apply cron.sessionRetention to isolated cron run rows
+	Explain    bool // also list every kept file with its reason (Plan.Kept)
 }
 
 // Action labels, in OpenClaw's precedence order.
@@ -486,9 +486,12 @@ func Make(in *Input, opt Options) *Plan {
 		p.Actions = append(p.Actions, a)
 	}
 	p.Files = s.files
-	refs := s.referenced()
+	var refs map[string]bool
+	if opt.Explain {
+		refs = s.referenced()
+	}
 	for _, f := range in.Files {
-		if !s.fileSet[f.Name] {
+		if opt.Explain && !s.fileSet[f.Name] {
 			p.Kept = append(p.Kept, FileAction{Path: f.Name, Action: FileKeep, Bytes: f.Size, Reason: s.fileKeepReason(f, refs)})
 		}
 	}
