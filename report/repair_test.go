@@ -3,9 +3,6 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,23 +10,6 @@ import (
 	"github.com/clawdoctor/clawdoctor/repair"
 	"github.com/clawdoctor/clawdoctor/report"
 )
-
-func repairGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%s: %v (run go test ./report -update)", path, err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
-}
 
 func repairSample(dry bool) *repair.Result {
 	r := &repair.Result{Files: []repair.FileResult{
@@ -71,7 +51,7 @@ func TestRepairFormats(t *testing.T) {
 			if err := report.Repair(&b, repairSample(tc.dry), tc.format); err != nil {
 				t.Fatal(err)
 			}
-			repairGolden(t, tc.name, b.Bytes())
+			golden(t, tc.name, b.Bytes())
 			if tc.format == report.JSON {
 				var back repair.Result
 				if err := json.Unmarshal(b.Bytes(), &back); err != nil {

@@ -3,34 +3,12 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/clawdoctor/clawdoctor/replay"
 	"github.com/clawdoctor/clawdoctor/report"
 )
-
-func replayGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%s: %v (run go test ./report -update)", path, err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
-}
 
 // replaySample is the worked example of transcript.md §11 behind a compaction, replayed for
 // Anthropic.
@@ -55,6 +33,6 @@ func TestReplayFormats(t *testing.T) {
 		if err := report.Replay(&b, res, f); err != nil {
 			t.Fatal(err)
 		}
-		replayGolden(t, "replay_"+string(f)+".golden", b.Bytes())
+		golden(t, "replay_"+string(f)+".golden", b.Bytes())
 	}
 }

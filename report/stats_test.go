@@ -3,9 +3,6 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,23 +11,6 @@ import (
 	"github.com/clawdoctor/clawdoctor/report"
 	"github.com/clawdoctor/clawdoctor/store"
 )
-
-func statsGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%s: %v (run go test ./report -update)", path, err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
-}
 
 func statsSample() store.Stats {
 	day := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
@@ -79,7 +59,7 @@ func TestStatsFormats(t *testing.T) {
 			if err := report.Stats(&buf, statsSample(), tc.f); err != nil {
 				t.Fatal(err)
 			}
-			statsGolden(t, tc.name, buf.Bytes())
+			golden(t, tc.name, buf.Bytes())
 			if tc.f == report.JSON {
 				var back store.Stats
 				if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
