@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -183,12 +185,7 @@ func checkBindings(path, key string, line int64, id string, e *storeEntry, add f
 	if s, ok := e.ClaudeCLISessionID.(string); ok {
 		put("claude-cli", "claudeCliSessionId", s)
 	}
-	providers := make([]string, 0, len(ids))
-	for p := range ids {
-		providers = append(providers, p)
-	}
-	sort.Strings(providers)
-	for _, p := range providers {
+	for _, p := range slices.Sorted(maps.Keys(ids)) {
 		src := ids[p]
 		distinct := map[string]bool{}
 		for _, v := range src {
@@ -210,13 +207,8 @@ func checkBindings(path, key string, line int64, id string, e *storeEntry, add f
 }
 
 func describe(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, ", ")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -254,7 +256,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 				byProv[cs.Provider][cs.SessionID] = append(byProv[cs.Provider][cs.SessionID], cs.Source)
 			}
 			upd, _ := e.UpdatedAt()
-			for _, prov := range sortedKeys(byProv) {
+			for _, prov := range slices.Sorted(maps.Keys(byProv)) {
 				ids := byProv[prov]
 				if len(ids) > 1 {
 					prov, key := prov, e.Key
@@ -270,7 +272,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 			}
 		}
 	}
-	for _, k := range sortedKeys(shared) {
+	for _, k := range slices.Sorted(maps.Keys(shared)) {
 		owners := shared[k]
 		if len(owners) < 2 {
 			continue
@@ -294,7 +296,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 
 func describeIDs(ids map[string][]string) string {
 	var parts []string
-	for _, id := range sortedKeys(ids) {
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
 		parts = append(parts, strings.Join(ids[id], "+")+"="+id)
 	}
 	return strings.Join(parts, ", ")
@@ -479,15 +481,6 @@ func attach(a *agentState, key, sid, path string, mtime time.Time) error {
 	}
 	a.dirty = true
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func firstN(s []string, n int) []string {

@@ -3,7 +3,8 @@ package doctor
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/audit"
@@ -51,12 +52,7 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			g.n++
 			g.files[f.Path] = true
 		}
-		rules := make([]string, 0, len(byRule))
-		for r := range byRule {
-			rules = append(rules, r)
-		}
-		sort.Strings(rules)
-		for _, r := range rules {
+		for _, r := range slices.Sorted(maps.Keys(byRule)) {
 			g := byRule[r]
 			msg := fmt.Sprintf("%d finding(s) in %d file(s); first: %s", g.n, len(g.files), g.first)
 			out = append(out, Problem{Check: "audit." + r, Severity: g.sev.String(), Agent: a.id, Path: a.dir, Gate: GateNone,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func SerializeConversation(msgs []hygiene.Message) string {
 					name, _ := hygiene.Str(b, "name")
 					var args []string
 					if a, ok := b["arguments"].(map[string]any); ok {
-						for _, k := range sortedKeys(a) {
+						for _, k := range slices.Sorted(maps.Keys(a)) {
 							args = append(args, k+"="+hygiene.Stringify(a[k]))
 						}
 					}
@@ -127,15 +128,6 @@ func toLLM(m hygiene.Message) hygiene.Message {
 		return nil
 	}
 	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // ErrSummaryTimeout is returned when the summary command runs longer than its timeout.

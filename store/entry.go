@@ -2,8 +2,9 @@ package store
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/jsonobj"
@@ -100,7 +101,7 @@ func (e Entry) CLISessions() []CLISession {
 			SessionID string `json:"sessionId"`
 		}
 		if json.Unmarshal(v, &m) == nil {
-			for _, p := range sortedKeys(m) {
+			for _, p := range slices.Sorted(maps.Keys(m)) {
 				out = append(out, CLISession{Provider: p, SessionID: m[p].SessionID, Source: "cliSessionBindings"})
 			}
 		}
@@ -108,7 +109,7 @@ func (e Entry) CLISessions() []CLISession {
 	if v, ok := e.Obj.Get("cliSessionIds"); ok {
 		var m map[string]string
 		if json.Unmarshal(v, &m) == nil {
-			for _, p := range sortedKeys(m) {
+			for _, p := range slices.Sorted(maps.Keys(m)) {
 				out = append(out, CLISession{Provider: p, SessionID: m[p], Source: "cliSessionIds"})
 			}
 		}
@@ -117,15 +118,6 @@ func (e Entry) CLISessions() []CLISession {
 		out = append(out, CLISession{Provider: "claude-cli", SessionID: s, Source: "claudeCliSessionId"})
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Checkpoint is one compactionCheckpoints[] record of an entry.
