@@ -83,17 +83,16 @@ func appendStringToken(dst, tok []byte, _ *[]uint16) []byte {
 			dst = append(dst, '/')
 			i += 2
 		case 'u':
-			u := uint16(hexVal(s[i+2])<<12 | hexVal(s[i+3])<<8 | hexVal(s[i+4])<<4 | hexVal(s[i+5]))
+			u, _ := hex4(s, i+2)
 			i += 6
 			if u >= 0xd800 && u < 0xdc00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-				lo := uint16(hexVal(s[i+2])<<12 | hexVal(s[i+3])<<8 | hexVal(s[i+4])<<4 | hexVal(s[i+5]))
-				if lo >= 0xdc00 && lo < 0xe000 {
-					dst = appendJSQuotedUnits(dst, []uint16{u, lo})
+				if lo, _ := hex4(s, i+2); lo >= 0xdc00 && lo < 0xe000 {
+					dst = appendJSQuotedUnits(dst, []uint16{uint16(u), uint16(lo)})
 					i += 6
 					continue
 				}
 			}
-			dst = appendJSQuotedUnits(dst, []uint16{u})
+			dst = appendJSQuotedUnits(dst, []uint16{uint16(u)})
 		default: // " \ b f n r t keep their short form
 			dst = append(dst, '\\', e)
 			i += 2
@@ -152,41 +151,27 @@ func Unquote(tok []byte) (s []byte, ok bool) {
 			if i+1 >= len(in) {
 				return nil, false
 			}
-			switch e := in[i+1]; e {
-			case '"', '\\', '/':
+			if e, ok := shortEscape(in[i+1]); ok {
 				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(in, i+2)
-				if !ok {
-					return nil, false
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if r2, ok := hex4(in, i+2); ok && in[i] == '\\' && in[i+1] == 'u' {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							out = utf8.AppendRune(out, dec)
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				out = utf8.AppendRune(out, r)
+				i += 2
 				continue
-			default:
+			}
+			r, ok := hex4(in, i+2)
+			if in[i+1] != 'u' || !ok {
 				return nil, false
 			}
-			i += 2
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(in, i+2); ok && in[i] == '\\' && in[i+1] == 'u' {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						out = utf8.AppendRune(out, dec)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
 		case c < 0x20:
 			return nil, false
 		case c < utf8.RuneSelf:
@@ -203,6 +188,25 @@ func Unquote(tok []byte) (s []byte, ok bool) {
 		}
 	}
 	return out, true
+}
+
+// shortEscape returns the character that the JSON escape \e stands for, for every e but u.
+func shortEscape(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
 }
 
 // hex4 reads the four hex digits at b[i:] as a code unit.

@@ -328,25 +328,14 @@ func decodeUnits(tok []byte, dst []uint16) []uint16 {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == '\\' {
-			switch s[i+1] {
-			case 'u':
-				dst = append(dst, uint16(hexVal(s[i+2])<<12|hexVal(s[i+3])<<8|hexVal(s[i+4])<<4|hexVal(s[i+5])))
-				i += 6
+			if e, ok := shortEscape(s[i+1]); ok {
+				dst = append(dst, uint16(e))
+				i += 2
 				continue
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			default: // " \ /
-				dst = append(dst, uint16(s[i+1]))
 			}
-			i += 2
+			u, _ := hex4(s, i+2) // \u, as the token is valid
+			dst = append(dst, uint16(u))
+			i += 6
 			continue
 		}
 		if c < utf8.RuneSelf {
