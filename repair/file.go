@@ -159,15 +159,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			return out
 		}
 	}
-	open := func() (io.ReadCloser, error) {
-		f, err := jsonl.Open(path, nil)
-		if err != nil {
-			return nil, err
-		}
-		res.Compression = f.Compression.String()
-		return f, nil
-	}
-	plan, err := PlanStream(ctx, open, path, opts)
+	plan, err := PlanStream(ctx, opener(path, &res), path, opts)
 	if err != nil {
 		return fail(err)
 	}
@@ -412,4 +404,16 @@ func Agents(state, agent string, all bool) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// opener opens path for a planning pass and records its compression in res.
+func opener(path string, res *FileResult) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		f, err := jsonl.Open(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		res.Compression = f.Compression.String()
+		return f, nil
+	}
 }

@@ -106,15 +106,7 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 		verdicts <- verdict{plan: p, commit: commit}
 		return <-done
 	}
-	open := func() (io.ReadCloser, error) {
-		f, err := jsonl.Open(path, nil)
-		if err != nil {
-			return nil, err
-		}
-		res.Compression = f.Compression.String()
-		return f, nil
-	}
-	plan, second, err := planStream(ctx, open, path, opts, emit)
+	plan, second, err := planStream(ctx, opener(path, &res), path, opts, emit)
 	if err != nil {
 		end(false, nil)
 		res.Status, res.Reason = StatusFailed, err.Error()
