@@ -123,13 +123,8 @@ func SanitizeToolCallIDs(msgs []Message, mode string, nowMs int64) ([]Message, S
 			}
 			var nc []any
 			for j, v := range bl {
-				b, ok := Block(v)
+				b, id, ok := pairingCall(v)
 				if !ok {
-					continue
-				}
-				t, _ := Str(b, "type")
-				id, _ := Str(b, "id")
-				if !pairingCallTypes[t] || id == "" {
 					continue
 				}
 				raw := mangledFuncs.ReplaceAllString(id, "functions.")

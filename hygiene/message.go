@@ -127,6 +127,15 @@ func withContent(m Message, content any) Message {
 // pairingCallTypes are the tool-call block types pairing and id code recognise (§4.1).
 var pairingCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true}
 
+// pairingCall returns v as a tool-call block that pairing recognises (a pairingCallTypes type
+// and a non-empty string id) and its id; ok is false for any other value.
+func pairingCall(v any) (b map[string]any, id string, ok bool) {
+	b, ok = Block(v)
+	t, _ := Str(b, "type")
+	id, _ = Str(b, "id")
+	return b, id, ok && pairingCallTypes[t] && id != ""
+}
+
 // rawCallTypes are all tool-call spellings the input check looks at (§4.1).
 var rawCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true,
 	"tool_use": true, "tool_call": true, "function_call": true}
@@ -145,13 +154,8 @@ func ToolCalls(m Message) []ToolCall {
 	bl, _ := Blocks(m)
 	var out []ToolCall
 	for _, v := range bl {
-		b, ok := Block(v)
+		b, id, ok := pairingCall(v)
 		if !ok {
-			continue
-		}
-		t, _ := Str(b, "type")
-		id, _ := Str(b, "id")
-		if !pairingCallTypes[t] || id == "" {
 			continue
 		}
 		name, _ := Str(b, "name")

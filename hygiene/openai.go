@@ -87,12 +87,10 @@ func DowngradeOpenAIReasoning(msgs []Message) ([]Message, Step) {
 				seenReasoning = true
 				continue
 			}
-			b, ok := Block(v)
-			t, _ := Str(b, "type")
-			if !ok || !pairingCallTypes[t] || seenReasoning {
+			b, id, ok := pairingCall(v)
+			if !ok || seenReasoning {
 				continue
 			}
-			id, _ := Str(b, "id")
 			p := strings.Index(id, "|")
 			if p <= 0 || p == len(id)-1 || !strings.HasPrefix(id[p+1:], "fc_") {
 				continue
