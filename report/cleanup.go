@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -72,20 +75,39 @@ func toCleanupJSON(s CleanupStore) cleanupJSON {
 // with explain the reason of every entry and file decision.
 func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
 	if f == JSON {
+		bw := bufio.NewWriterSize(w, 256<<10)
 		if len(stores) == 1 {
-			return WriteJSON(w, toCleanupJSON(stores[0]))
+			if err := streamCleanupJSON(bw, toCleanupJSON(stores[0]), ""); err != nil {
+				return err
+			}
+			bw.WriteString("\n")
+			return bw.Flush()
 		}
-		all := struct {
-			AllAgents bool          `json:"allAgents"`
-			Mode      string        `json:"mode"`
-			DryRun    bool          `json:"dryRun"`
-			Stores    []cleanupJSON `json:"stores"`
-		}{AllAgents: true, Stores: []cleanupJSON{}}
+		head := struct {
+			AllAgents bool   `json:"allAgents"`
+			Mode      string `json:"mode"`
+			DryRun    bool   `json:"dryRun"`
+		}{AllAgents: true}
 		for _, s := range stores {
-			all.Mode, all.DryRun = s.Plan.Summary.Mode, s.Plan.Summary.DryRun
-			all.Stores = append(all.Stores, toCleanupJSON(s))
+			head.Mode, head.DryRun = s.Plan.Summary.Mode, s.Plan.Summary.DryRun
 		}
-		return WriteJSON(w, all)
+		h, err := marshalIndent(head, "")
+		if err != nil {
+			return err
+		}
+		bw.Write(h[:len(h)-2]) // without "\n}"
+		bw.WriteString(",\n  \"stores\": [")
+		for i, s := range stores {
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n    ")
+			if err := streamCleanupJSON(bw, toCleanupJSON(s), "    "); err != nil {
+				return err
+			}
+		}
+		bw.WriteString("\n  ]\n}\n")
+		return bw.Flush()
 	}
 	for i, s := range stores {
 		if i > 0 {
@@ -98,6 +120,66 @@ func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// marshalIndent is json.MarshalIndent(v, prefix, "  ") without HTML escaping, as WriteJSON
+// writes.
+func marshalIndent(v any, prefix string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// streamCleanupJSON writes c as WriteJSON would (indented, at prefix), but streams the
+// actions and files arrays element by element: a plan of 100,000 entries and 200,000 files
+// never holds its whole JSON text in memory.
+func streamCleanupJSON(w *bufio.Writer, c cleanupJSON, prefix string) error {
+	actions, files := c.Actions, c.Files
+	c.Actions, c.Files = []retention.EntryAction{}, []retention.FileAction{}
+	head, err := marshalIndent(c, prefix)
+	if err != nil {
+		return err
+	}
+	const am, fm = `"actions": []`, `"files": []`
+	ai, fi := bytes.Index(head, []byte(am)), bytes.Index(head, []byte(fm))
+	if ai < 0 || fi < ai {
+		return fmt.Errorf("cleanup JSON: unexpected layout")
+	}
+	elems := func(n int, at func(i int) any) error {
+		if n == 0 {
+			w.WriteString("[]")
+			return nil
+		}
+		w.WriteString("[")
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				w.WriteString(",")
+			}
+			w.WriteString("\n" + prefix + "    ")
+			b, err := marshalIndent(at(i), prefix+"    ")
+			if err != nil {
+				return err
+			}
+			w.Write(b)
+		}
+		w.WriteString("\n" + prefix + "  ]")
+		return nil
+	}
+	w.Write(head[:ai+len(am)-2])
+	if err := elems(len(actions), func(i int) any { return actions[i] }); err != nil {
+		return err
+	}
+	w.Write(head[ai+len(am) : fi+len(fm)-2])
+	if err := elems(len(files), func(i int) any { return files[i] }); err != nil {
+		return err
+	}
+	w.Write(head[fi+len(fm):])
 	return nil
 }
 

@@ -111,9 +111,14 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 	if warnOnly {
 		return b
 	}
-	over := func() string {
-		return fmt.Sprintf("sessions dir %d bytes > maxDiskBytes %d; down to highWaterBytes %d", b.TotalBytesBefore, maxB, hw)
+	overText := fmt.Sprintf("sessions dir %d bytes > maxDiskBytes %d; down to highWaterBytes %d", b.TotalBytesBefore, maxB, hw)
+	// Reasons are shared strings: a budget run may decide hundreds of thousands of files.
+	tier1 := "disk budget tier 1: unreferenced skills prompt blob; " + overText
+	tier2 := map[string]string{}
+	for _, kind := range []string{"archive", "stale store temp", "unreferenced session artifact"} {
+		tier2[kind] = "disk budget tier 2: " + kind + ", oldest first; " + overText
 	}
+	tier3 := "disk budget tier 3: oldest unprotected entry; " + overText
 	refs := s.referenced()
 	refCounts := s.promptRefCounts()
 	tempCut := s.nowMs - StoreTempStaleMs
@@ -130,7 +135,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		if total <= hw {
 			break
 		}
-		if n := s.removeForBudget(f.Name, "budget", "disk budget tier 1: unreferenced skills prompt blob; "+over(), removed); n > 0 {
+		if n := s.removeForBudget(f.Name, "budget", tier1, removed); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++
@@ -155,7 +160,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		case !IsArchive(f.Name):
 			kind = "unreferenced session artifact"
 		}
-		if n := s.removeForBudget(f.Name, "budget", "disk budget tier 2: "+kind+", oldest first; "+over(), removed); n > 0 {
+		if n := s.removeForBudget(f.Name, "budget", tier2[kind], removed); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++
@@ -190,7 +195,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 				projected = 2
 			}
 			total += projected - prev
-			s.remove(i, ActEvictBudget, "disk budget tier 3: oldest unprotected entry; "+over())
+			s.remove(i, ActEvictBudget, tier3)
 			if e.PromptHash != "" {
 				refCounts[e.PromptHash]--
 				if refCounts[e.PromptHash] <= 0 {

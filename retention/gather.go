@@ -76,23 +76,28 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	l.Input.AgentID = agentID
 	l.Input.StorePath = abs
 	l.Input.StoreName = filepath.Base(abs)
+	// The listing (one lstat per file) runs while the store is read and split.
+	listed := make(chan error, 1)
+	go func() { listed <- l.listFiles(ctx) }()
 	var members []member
 	raw, err := os.ReadFile(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		l.Missing = true
 	case err != nil:
+		<-listed
 		return nil, err
 	default:
 		l.Digest = sha256.Sum256(raw)
 		if members, err = splitObject(raw); err != nil {
+			<-listed
 			if _, perr := jsonobj.Parse(raw); perr != nil {
 				err = perr // it has line and column
 			}
 			return nil, fmt.Errorf("%s:%v: %w", abs, err, ErrCorruptStore)
 		}
 	}
-	if err := l.listFiles(ctx); err != nil {
+	if err := <-listed; err != nil {
 		return nil, err
 	}
 	for n, m := range members {

@@ -58,3 +58,4 @@ if [ -x "$ref" ]; then
 else
 	bench_note "skipped: the OpenClaw reference ($ref) is not there"
 fi
+exit 0
