@@ -149,6 +149,9 @@ func ParseSize(s string) (int64, error) {
 	if mult == 0 {
 		return 0, fmt.Errorf("%q: unknown unit %q", s, unit)
 	}
+	if v*mult > 1<<60 {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
 	return int64(v * mult), nil
 }
 
