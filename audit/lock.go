@@ -30,5 +30,5 @@ func checkLock(path string, now time.Time, add func(Finding)) {
 		return
 	}
 	ev["reasons"] = l.Reasons
-	add(newFinding("lock.stale", path, 0, "", fmt.Sprintf("lock on %s is stale (%s): its owner is gone, and OpenClaw waits up to 60 s on it before taking over. Run: clawdoctor cleanup --dry-run", target, strings.Join(l.Reasons, ", ")), ev))
+	add(newFinding("lock.stale", path, 0, "", fmt.Sprintf("lock on %s is stale (%s): its owner is gone, and OpenClaw waits up to 60 s on it before taking over. Run: clawdoctor doctor --fix (it moves the lock to the backup dir)", target, strings.Join(l.Reasons, ", ")), ev))
 }

@@ -104,7 +104,7 @@ func conflictFinding(ev forensics.Event, retry *forensics.Event, within func(tim
 	}
 	story = append(story, fmt.Sprintf("line %d: Claude refused it because its transcript already exists (\"Session ID … is already in use\")", ev.Line))
 	msg := "Claude CLI session-id conflict: " + strings.Join(story, "; ") +
-		". Clear the stale binding (clawdoctor repair on the sessions dir) and update the tmux backend fork (#83011)"
+		". Clear the stale binding (clawdoctor doctor --fix) and update the tmux backend fork (#83011)"
 	return newFinding("cli.session-id-conflict", ev.Path, ev.Line, "", msg, evd)
 }
 

@@ -135,7 +135,7 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			// orphans only make sense against a store that parsed
 			for _, name := range d.all {
 				if referenced != nil && liveTranscript(name) && !referenced[name] {
-					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it. Inspect it, then run: clawdoctor cleanup --dry-run", name),
+					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it. Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)", name),
 						map[string]any{"store": filepath.Join(d.dir, "sessions.json")}))
 				}
 			}

@@ -125,8 +125,8 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 			} else {
 				what = "it resolves to " + tp + ", which clawdoctor will not touch"
 			}
-			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file. Run: clawdoctor repair %s",
-				r.key, sf, what, path), ev))
+			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file. Correct or remove the row by hand: no clawdoctor command changes it",
+				r.key, sf, what), ev))
 		}
 		if !t.Outside {
 			res.referenced[filepath.Base(tp)] = true
@@ -139,7 +139,7 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 				ev["archives"] = archived
 				why = fmt.Sprintf("only archives remain (%s)", strings.Join(firstN(archived, 3), ", "))
 			}
-			add(newFinding("store.missing-transcript", path, r.line, id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty. Run: clawdoctor cleanup --dry-run to prune the row",
+			add(newFinding("store.missing-transcript", path, r.line, id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty. Run: clawdoctor cleanup --dry-run --fix-missing to see the row pruned",
 				r.key, filepath.Base(tp), why), ev))
 		}
 		for _, blob := range []struct {
@@ -147,7 +147,7 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 			raw  json.RawMessage
 		}{{"skillsSnapshot", e.SkillsSnapshot}, {"systemPromptReport", e.SystemPromptReport}} {
 			if len(blob.raw) > oversizedBlob {
-				add(newFinding("store.oversized-entry", path, r.line, id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn. Run: clawdoctor cleanup --dry-run",
+				add(newFinding("store.oversized-entry", path, r.line, id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn. Run: clawdoctor doctor --fix --yes (it strips the blob; OpenClaw regenerates it)",
 					r.key, blob.name, float64(len(blob.raw))/1e6), map[string]any{"key": r.key, "field": blob.name, "bytes": len(blob.raw)}))
 			}
 		}
@@ -192,8 +192,8 @@ func checkBindings(path, key string, line int64, id string, e *storeEntry, add f
 			distinct[v] = true
 		}
 		if len(distinct) > 1 {
-			add(newFinding("cli.binding-mismatch", path, line, id, fmt.Sprintf("session row %q binds %s to different CLI sessions (%s); OpenClaw may resume the stale one and hit \"No conversation found\" or \"Session ID … is already in use\". Run: clawdoctor repair %s",
-				key, p, describe(src), path), map[string]any{"key": key, "provider": p, "ids": src}))
+			add(newFinding("cli.binding-mismatch", path, line, id, fmt.Sprintf("session row %q binds %s to different CLI sessions (%s); OpenClaw may resume the stale one and hit \"No conversation found\" or \"Session ID … is already in use\". Run: clawdoctor doctor --fix (it clears the stale binding)",
+				key, p, describe(src)), map[string]any{"key": key, "provider": p, "ids": src}))
 		}
 		bound := src["cliSessionBindings"]
 		if bound == "" {
@@ -235,8 +235,8 @@ func sharedBindings(bindings []cliBinding, add func(Finding)) {
 			keys = append(keys, b.key)
 		}
 		for _, b := range bs[1:] {
-			add(newFinding("cli.shared-session-id", b.path, b.line, "", fmt.Sprintf("%s session %s is bound to %d session keys (%s); two conversations resume one CLI session and leak into each other. Run: clawdoctor repair %s",
-				b.provider, b.id, len(bs), strings.Join(keys, ", "), b.path), map[string]any{"provider": b.provider, "cliSessionId": b.id, "keys": keys}))
+			add(newFinding("cli.shared-session-id", b.path, b.line, "", fmt.Sprintf("%s session %s is bound to %d session keys (%s); two conversations resume one CLI session and leak into each other. Run: clawdoctor doctor --fix (the most recently used key keeps the binding)",
+				b.provider, b.id, len(bs), strings.Join(keys, ", ")), map[string]any{"provider": b.provider, "cliSessionId": b.id, "keys": keys}))
 		}
 	}
 }

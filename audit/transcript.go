@@ -441,11 +441,13 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 	if first {
 		ev := map[string]any{"firstType": typ}
 		why := "pi's loader then treats the file as empty or corrupt and rewrites it with a bare header, losing every entry"
+		run := "Run"
 		if typ != "" && !sessionEntryType(typ) {
 			why = "the file does not look like an OpenClaw transcript at all (first record type " + typ + ")"
+			run = "If it is one, run"
 			ev["foreign"] = true
 		}
-		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s. Run: clawdoctor repair %s", line, typ, why, s.name), ev)
+		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s. %s: clawdoctor repair --synthesize-header %s", line, typ, why, run, s.name), ev)
 	}
 	s.entry(v, typ, line)
 }
@@ -563,8 +565,8 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 		}
 		decoded := len(data) / 4 * 3
 		if decoded > maxImageBytes {
-			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails. Run: clawdoctor replay %s to see what is sent",
-				id, str(b, "mimeType"), float64(decoded)/1e6, i, s.name),
+			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails. %s",
+				id, str(b, "mimeType"), float64(decoded)/1e6, i, replayHint(s.name)),
 				map[string]any{"decodedBytes": decoded, "block": i, "mimeType": str(b, "mimeType")})
 		}
 	}
@@ -618,8 +620,8 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	if len(idb) > 0 {
 		if prev, dup := s.ids.set(s.idOf(i), i, s.idOf); dup {
 			s.dupIDs = true
-			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. Run: clawdoctor repair %s",
-				id, line, s.nd(prev).line, s.name), map[string]any{"firstLine": s.nd(prev).line})
+			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. %s",
+				id, line, s.nd(prev).line, replayHint(s.name)), map[string]any{"firstLine": s.nd(prev).line})
 		}
 	}
 }

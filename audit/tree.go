@@ -37,7 +37,7 @@ func (s *scan) tree() {
 		}
 		if !ok {
 			id, parent := s.str(n.id), s.str(n.parent)
-			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair %s",
+			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair --relink %s",
 				id, n.line, parent, s.name), map[string]any{"parentId": parent})
 			continue
 		}
@@ -93,8 +93,8 @@ func (s *scan) cycles() {
 				ids = append(ids, s.str(s.nd(x).id))
 			}
 			n := s.nd(cur)
-			s.add("tree.cycle", n.line, s.str(n.id), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. Run: clawdoctor repair %s",
-				len(ids), strings.Join(firstN(ids, 5), " → "), s.name), map[string]any{"cycle": firstN(ids, 50)})
+			s.add("tree.cycle", n.line, s.str(n.id), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. %s",
+				len(ids), strings.Join(firstN(ids, 5), " → "), replayHint(s.name)), map[string]any{"cycle": firstN(ids, 50)})
 			// break the cycle so later walks end
 			n.parentIdx = -1
 		}
@@ -228,8 +228,8 @@ func (s *scan) tools(path []int32) {
 				cid := s.str(c.id)
 				if c.invalid != 0 {
 					id, name := s.str(n.id), s.str(c.name)
-					s.add("tool.invalid-call", n.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). Run: clawdoctor repair %s",
-						cid, name, id, n.line, invalidReasons[c.invalid], s.name), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
+					s.add("tool.invalid-call", n.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). %s",
+						cid, name, id, n.line, invalidReasons[c.invalid], replayHint(s.name)), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
 				}
 				if cid == "" {
 					continue
@@ -245,20 +245,20 @@ func (s *scan) tools(path []int32) {
 			st := open[string(rid)]
 			switch {
 			case len(rid) == 0 || st == nil:
-				s.add("tool.orphan-result", n.line, s.str(n.id), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). Run: clawdoctor repair %s",
-					s.str(n.id), n.line, rid, s.name), map[string]any{"toolCallId": string(rid), "toolName": s.str(n.extra2)})
+				s.add("tool.orphan-result", n.line, s.str(n.id), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). %s",
+					s.str(n.id), n.line, rid, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": s.str(n.extra2)})
 			case st.results > 0:
 				st.results++
 				name := s.str(st.c.name)
-				s.add("tool.duplicate-result", n.line, s.str(n.id), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. Run: clawdoctor repair %s",
-					rid, name, st.line, n.line, s.name), map[string]any{"toolCallId": string(rid), "toolName": name, "firstResultLine": st.line})
+				s.add("tool.duplicate-result", n.line, s.str(n.id), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. %s",
+					rid, name, st.line, n.line, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": name, "firstResultLine": st.line})
 			default:
 				st.results, st.line = 1, n.line
 				if contig != st.asstPos {
 					asst := s.nd(st.c.node)
 					name := s.str(st.c.name)
-					s.add("tool.displaced-result", n.line, s.str(n.id), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. Run: clawdoctor repair %s",
-						rid, name, n.line, asst.line, s.name), map[string]any{"toolCallId": string(rid), "toolName": name, "callLine": asst.line, "callEntryId": s.str(asst.id)})
+					s.add("tool.displaced-result", n.line, s.str(n.id), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. %s",
+						rid, name, n.line, asst.line, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": name, "callLine": asst.line, "callEntryId": s.str(asst.id)})
 				}
 			}
 		default:
@@ -271,8 +271,8 @@ func (s *scan) tools(path []int32) {
 		}
 		asst := s.nd(st.c.node)
 		id, cid, name := s.str(asst.id), s.str(st.c.id), s.str(st.c.name)
-		s.add("tool.unpaired-call", asst.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; the provider rejects the next request (tool_use without tool_result) until it is repaired. Run: clawdoctor repair %s",
-			cid, name, id, asst.line, s.name), map[string]any{"toolCallId": cid, "toolName": name})
+		s.add("tool.unpaired-call", asst.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; providers reject a call without its result (tool_use without tool_result), so OpenClaw's pairing repair inserts a synthetic result when it sends the session. %s (for an OpenAI code-mode turn, clawdoctor repair %s writes the missing result)",
+			cid, name, id, asst.line, replayHint(s.name), s.name), map[string]any{"toolCallId": cid, "toolName": name})
 	}
 }
 
@@ -497,4 +497,10 @@ func msTS(ms int64) string {
 		return ""
 	}
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// replayHint is the advice for problems no clawdoctor command rewrites in the file (OpenClaw
+// drops, moves or pairs them in memory when it sends the session): look at what it would send.
+func replayHint(name string) string {
+	return "To see what OpenClaw would send, run: clawdoctor replay --provider P --model M " + name
 }
