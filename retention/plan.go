@@ -492,7 +492,11 @@ func Make(in *Input, opt Options) *Plan {
 	}
 	for _, f := range in.Files {
 		if opt.Explain && !s.fileSet[f.Name] {
-			p.Kept = append(p.Kept, FileAction{Path: f.Name, Action: FileKeep, Bytes: f.Size, Reason: s.fileKeepReason(f, refs)})
+			why := s.fileKeepReason(f, refs)
+			if entryArtifacts[f.Name] && opt.DryRun {
+				why = "belongs to a removed entry: a transcript is archived as .deleted.<ts>, a sidecar deleted, when applied"
+			}
+			p.Kept = append(p.Kept, FileAction{Path: f.Name, Action: FileKeep, Bytes: f.Size, Reason: why})
 		}
 	}
 	return p
