@@ -329,6 +329,26 @@ func TestPlan(t *testing.T) {
 			},
 		},
 		{
+			name: "warn mode apply over budget only reports, the dry run still plans it",
+			in: input([]retention.Entry{ent("agent:main:main", "m", 1)}, file("m.jsonl", 1000, 1),
+				file("a.jsonl.reset.2026-01-01T00-00-00.000Z", 30000, 10)),
+			m:       config.Maintenance{MaxDiskBytes: "10kb", Mode: "warn"},
+			opt:     retention.Options{},
+			entries: map[string]string{},
+			files:   map[string]string{},
+			check: func(t *testing.T, p *retention.Plan) {
+				if b := p.Summary.DiskBudget; b == nil || !b.OverBudget || b.RemovedFiles != 0 || b.TotalBytesAfter != b.TotalBytesBefore {
+					t.Errorf("budget %+v", b)
+				}
+				in := input([]retention.Entry{ent("agent:main:main", "m", 1)}, file("m.jsonl", 1000, 1),
+					file("a.jsonl.reset.2026-01-01T00-00-00.000Z", 30000, 10))
+				dry := retention.Make(&in, retention.Options{Settings: settings(t, config.Maintenance{MaxDiskBytes: "10kb", Mode: "warn"}), Now: now, DryRun: true})
+				if b := dry.Summary.DiskBudget; b == nil || b.RemovedFiles != 1 {
+					t.Errorf("dry run budget %+v (OpenClaw's preview enforces in any mode)", b)
+				}
+			},
+		},
+		{
 			name: "fix-dm-scope retires direct rows of this agent only",
 			in: input([]retention.Entry{ent("agent:main:direct:a", "a", 1), ent("agent:main:telegram:direct:b", "b", 1),
 				ent("agent:main:telegram:acct:direct:c", "c", 1), ent("agent:ops:direct:d", "d", 1), ent("agent:main:main", "m", 1)}),
