@@ -69,6 +69,12 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	}
 	dir := filepath.Dir(abs)
 	real, err := filepath.EvalSymlinks(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		// No sessions dir: an empty store, as OpenClaw reads it (nothing to plan, nothing written).
+		l := &Loaded{SessionsDir: dir, RealDir: dir, Missing: true, opt: opt, names: map[string]int32{}}
+		l.Input = Input{AgentID: agentID, StorePath: abs, StoreName: filepath.Base(abs)}
+		return l, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sessions dir %s: %w", dir, err)
 	}
