@@ -54,10 +54,20 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 		if err != nil {
 			return a, fmt.Errorf("%s:%v: %w", l.Input.StorePath, err, ErrCorruptStore)
 		}
+		// Rebuild rather than Delete one by one: each Delete reindexes the whole object.
+		gone := make(map[string]bool, len(removed))
 		for _, k := range removed {
-			obj.Delete(k)
+			gone[k] = true
 		}
-		out, err := obj.MarshalJS("  ")
+		kept := &jsonobj.Object{}
+		for _, m := range obj.Members() {
+			if !gone[m.Key] {
+				if err := kept.Set(m.Key, m.Value); err != nil {
+					return a, fmt.Errorf("%s: %w", l.Input.StorePath, err)
+				}
+			}
+		}
+		out, err := kept.MarshalJS("  ")
 		if err != nil {
 			return a, fmt.Errorf("%s: %w", l.Input.StorePath, err)
 		}
