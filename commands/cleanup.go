@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,8 +49,6 @@ EXAMPLE
 	}
 }
 
-type cleanupTarget struct{ agent, store string }
-
 func runCleanup(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
@@ -77,18 +73,24 @@ func runCleanup(c *cli.Context) error {
 	if err != nil {
 		return &usageError{msg: err.Error(), hint: "durations like 30d or 12h, sizes like 500mb or 1gb"}
 	}
-	targets, err := cleanupTargets(c, g, cfg)
+	home, _ := os.UserHomeDir()
+	targets, err := retention.Targets(cfg, retention.Scope{StateDir: g.StateDir, Home: home,
+		Store: c.String("store"), Agent: g.Agent, AllAgents: g.AllAgents})
+	if errors.Is(err, retention.ErrUnknownAgent) {
+		return &usageError{msg: err.Error(), hint: "clawdoctor stats --all-agents lists the agents"}
+	}
 	if err != nil {
 		return err
 	}
-	opt := retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
-		ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
-		ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}
+	opt := retention.RunOptions{StateDir: g.StateDir, DMScope: cfg.Session.DMScope, Force: c.Bool("force"),
+		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
+			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
+			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}}
 	var results []report.CleanupStore
 	code := exitClean
 	for _, t := range targets {
-		res, rc, err := cleanupOne(c, t, cfg, opt)
-		if err != nil {
+		res, err := retention.Run(c.Context, t, opt)
+		if err != nil && res.Plan == nil {
 			if len(targets) == 1 {
 				return err
 			}
@@ -97,7 +99,15 @@ func runCleanup(c *cli.Context) error {
 			continue
 		}
 		results = append(results, res)
-		code = max(code, rc)
+		switch {
+		case err != nil:
+			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
+			code = max(code, exitIO)
+		case res.Partial():
+			code = max(code, exitPartial)
+		case res.Plan.Changes():
+			code = max(code, exitFindings)
+		}
 	}
 	format := report.Text
 	if g.JSON {
@@ -109,107 +119,4 @@ func runCleanup(c *cli.Context) error {
 		}
 	}
 	return status(code)
-}
-
-func cleanupOne(c *cli.Context, t cleanupTarget, cfg *config.Config, opt retention.Options) (report.CleanupStore, int, error) {
-	res := report.CleanupStore{Now: opt.Now}
-	l, err := retention.GatherWith(c.Context, t.store, t.agent, retention.GatherOptions{FixMissing: opt.FixMissing})
-	if err != nil {
-		return res, 0, err
-	}
-	l.Input.DMScope = cfg.Session.DMScope
-	p := retention.Make(&l.Input, opt)
-	res.Plan = p
-	if len(l.Dropped) > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("%d rows a current gateway drops on load (not objects or unsafe sessionId) are left in place: %s", len(l.Dropped), strings.Join(l.Dropped, ", ")))
-	}
-	code := exitClean
-	if p.Changes() {
-		code = exitFindings
-	}
-	if opt.DryRun {
-		return res, code, nil
-	}
-	if !p.Changes() {
-		res.Applied = &retention.Applied{AppliedCount: len(l.Input.Entries)}
-		return res, code, nil
-	}
-	if where, ok := retention.SQLiteEra(l.SessionsDir); ok {
-		res.Refused = fmt.Sprintf("%v (%s)", retention.ErrSQLiteEra, where)
-		return res, exitPartial, nil
-	}
-	if !c.Bool("force") {
-		if locks := retention.LiveLocks(l.SessionsDir, opt.Now, 30*60*1000); len(locks) > 0 {
-			res.Refused = fmt.Sprintf("%v: %s (%s); use --force to override", retention.ErrGatewayLive, locks[0].Path, locks[0].Reason)
-			return res, exitPartial, nil
-		}
-		if pid := retention.RunningGateway(); pid > 0 {
-			res.Refused = fmt.Sprintf("%v: openclaw gateway process %d is running; use --force to override", retention.ErrGatewayLive, pid)
-			return res, exitPartial, nil
-		}
-	}
-	applied, err := retention.Apply(c.Context, l, p, opt.Now)
-	res.Applied = &applied
-	if err != nil {
-		if errors.Is(err, retention.ErrStoreChanged) {
-			res.Refused = err.Error()
-			return res, exitPartial, nil
-		}
-		return res, 0, err
-	}
-	if len(applied.Skipped) > 0 {
-		return res, exitPartial, nil
-	}
-	return res, code, nil
-}
-
-// cleanupTargets resolves --store, --agent, --all-agents and the default agent (store.md §1.2).
-func cleanupTargets(c *cli.Context, g Globals, cfg *config.Config) ([]cleanupTarget, error) {
-	home, _ := os.UserHomeDir()
-	if s := c.String("store"); s != "" {
-		abs, err := filepath.Abs(s)
-		if err != nil {
-			return nil, err
-		}
-		return []cleanupTarget{{agent: cfg.DefaultAgentID(), store: abs}}, nil
-	}
-	ids := cfg.AgentIDs()
-	onDisk, _ := os.ReadDir(filepath.Join(g.StateDir, "agents"))
-	known := map[string]bool{}
-	for _, id := range ids {
-		known[id] = true
-	}
-	if g.Agent != "" {
-		id := config.NormalizeAgentID(g.Agent)
-		if !known[id] {
-			if _, err := os.Stat(filepath.Join(g.StateDir, "agents", id, "sessions")); err != nil {
-				return nil, &usageError{msg: fmt.Sprintf("unknown agent id %q", g.Agent), hint: "clawdoctor stats --all-agents lists the agents"}
-			}
-		}
-		return []cleanupTarget{{agent: id, store: cfg.StorePath(g.StateDir, home, id)}}, nil
-	}
-	if !g.AllAgents {
-		id := cfg.DefaultAgentID()
-		return []cleanupTarget{{agent: id, store: cfg.StorePath(g.StateDir, home, id)}}, nil
-	}
-	for _, de := range onDisk {
-		id := config.NormalizeAgentID(de.Name())
-		if de.IsDir() && !known[id] && id == de.Name() {
-			if _, err := os.Stat(filepath.Join(g.StateDir, "agents", id, "sessions")); err == nil {
-				known[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
-	var out []cleanupTarget
-	seen := map[string]bool{}
-	for _, id := range ids {
-		p := cfg.StorePath(g.StateDir, home, id)
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		out = append(out, cleanupTarget{agent: id, store: p})
-	}
-	return out, nil
 }

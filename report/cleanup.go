@@ -13,13 +13,8 @@ import (
 	"github.com/clawdoctor/clawdoctor/retention"
 )
 
-// CleanupStore is the result of cleanup for one store.
-type CleanupStore struct {
-	Plan    *retention.Plan
-	Applied *retention.Applied // nil for a dry run
-	Refused string             // why the store was not touched (SQLite era, live gateway, …)
-	Now     time.Time
-}
+// CleanupStore is what cleanup did, or would do, to one store.
+type CleanupStore = retention.Outcome
 
 // cleanupJSON is OpenClaw's summary plus our actions, files and findings.
 type cleanupJSON struct {

@@ -81,7 +81,7 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 		a.RemovedKeys = len(removed)
 	}
 	locked := map[string]bool{}
-	for _, lk := range LiveLocks(l.SessionsDir, now, 30*60*1000) {
+	for _, lk := range LiveLocks(l.SessionsDir, now) {
 		locked[filepath.Base(lk.Path[:len(lk.Path)-len(".lock")])] = true
 	}
 	for i, f := range p.Files {

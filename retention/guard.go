@@ -1,38 +1,18 @@
 package retention
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
-)
 
-// ErrSQLiteEra is returned for an agent whose sessions live in SQLite (OpenClaw 2026.8+):
-// sessions.json is migration input there, not the live store.
-var ErrSQLiteEra = errors.New("agent store is SQLite-backed; run `openclaw sessions cleanup` instead")
+	"github.com/clawdoctor/clawdoctor/store"
+)
 
 // ErrGatewayLive is returned when a gateway seems to hold the store (use --force to override).
 var ErrGatewayLive = errors.New("a running gateway holds this store")
-
-// SQLiteEra reports whether the agent of sessionsDir has moved to SQLite: an
-// agent/openclaw-agent.sqlite beside the sessions dir or a session-sqlite-import-archive in it.
-func SQLiteEra(sessionsDir string) (string, bool) {
-	for _, p := range []string{
-		filepath.Join(filepath.Dir(sessionsDir), "agent", "openclaw-agent.sqlite"),
-		filepath.Join(sessionsDir, "session-sqlite-import-archive"),
-	} {
-		if _, err := os.Lstat(p); err == nil {
-			return p, true
-		}
-	}
-	return "", false
-}
 
 // LiveLock describes a lock that a live process holds.
 type LiveLock struct {
@@ -41,98 +21,48 @@ type LiveLock struct {
 	Reason string
 }
 
-// LiveLocks lists *.lock files in sessionsDir whose pid is alive (and, when the payload has
-// one, whose /proc start time matches) and which are younger than staleMs (§6.3).
-func LiveLocks(sessionsDir string, now time.Time, staleMs int64) []LiveLock {
+// LiveLocks lists the transcript and store locks in sessionsDir that are not stale under
+// OpenClaw's rules (store.InspectLockFile: pid alive, start time matching, younger than the
+// staleness threshold of $OPENCLAW_SESSION_WRITE_LOCK_STALE_MS or 30 minutes).
+func LiveLocks(sessionsDir string, now time.Time) []LiveLock {
 	ents, _ := os.ReadDir(sessionsDir)
 	var out []LiveLock
 	for _, de := range ents {
-		if !strings.HasSuffix(de.Name(), ".lock") || !de.Type().IsRegular() {
+		n := store.Classify(de.Name())
+		if !n.Kind.IsLock() || !de.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(sessionsDir, de.Name())
-		data, err := os.ReadFile(p)
-		if err != nil || len(data) > 1<<16 {
+		opts := store.LockOptions{Now: now, Store: n.Kind == store.KindStoreLock}
+		if !opts.Store {
+			opts.StaleAfter = store.LockStaleAfter(os.Getenv, 0)
+		}
+		l, err := store.InspectLockFile(p, opts)
+		if err != nil || l.Stale {
 			continue
 		}
-		var payload struct {
-			PID       int    `json:"pid"`
-			CreatedAt string `json:"createdAt"`
-			StartedAt int64  `json:"startedAt"`
-			StartTime *int64 `json:"starttime"`
-		}
-		if json.Unmarshal(data, &payload) != nil || payload.PID <= 0 || !pidAlive(payload.PID) {
-			continue
-		}
-		if payload.StartTime != nil {
-			if st, ok := procStartTime(payload.PID); ok && st != *payload.StartTime {
-				continue // recycled pid
-			}
-		}
-		created := time.UnixMilli(payload.StartedAt)
-		if t, err := time.Parse(time.RFC3339Nano, payload.CreatedAt); err == nil {
-			created = t
-		} else if payload.StartedAt == 0 {
-			continue // invalid createdAt: stale
-		}
-		if now.Sub(created) > time.Duration(staleMs)*time.Millisecond {
-			continue
-		}
-		out = append(out, LiveLock{Path: p, PID: payload.PID, Reason: fmt.Sprintf("pid %d alive, lock %s old", payload.PID, now.Sub(created).Round(time.Second))})
+		out = append(out, LiveLock{Path: p, PID: l.PID,
+			Reason: fmt.Sprintf("pid %d alive, lock %s old", l.PID, time.Duration(l.AgeMs)*time.Millisecond)})
 	}
 	return out
 }
 
-func pidAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func procStartTime(pid int) (int64, bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
+// Refusal says why cleanup must not write the store of sessionsDir, or "" when it may: always
+// for a SQLite-era agent, and, unless force, while a live lock or a running gateway process
+// for stateDir shows that something is writing.
+func Refusal(sessionsDir, stateDir string, now time.Time, force bool) string {
+	if err := store.CheckJSONEra(sessionsDir); err != nil {
+		return err.Error()
 	}
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, false
+	if force {
+		return ""
 	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 20 {
-		return 0, false
+	if locks := LiveLocks(sessionsDir, now); len(locks) > 0 {
+		return fmt.Sprintf("%v: %s (%s); use --force to override", ErrGatewayLive, locks[0].Path, locks[0].Reason)
 	}
-	v, err := strconv.ParseInt(f[19], 10, 64)
-	return v, err == nil
-}
-
-// RunningGateway looks for an OpenClaw gateway process in /proc (argv naming openclaw and
-// gateway). It returns the pid, or 0.
-func RunningGateway() int {
-	procs, _ := os.ReadDir("/proc")
-	self := os.Getpid()
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
-		if err != nil || len(data) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(data), "\x00"), "\x00")
-		oc, gw := false, false
-		for _, a := range args {
-			b := filepath.Base(a)
-			if b == "openclaw" || b == "openclaw.mjs" || b == "openclaw-gateway" {
-				oc = true
-			}
-			if a == "gateway" || b == "openclaw-gateway" {
-				gw = true
-			}
-		}
-		if oc && gw {
-			return pid
-		}
+	if gws, _ := store.Gateways(stateDir); len(gws) > 0 {
+		return fmt.Sprintf("%v: openclaw gateway process %d (%s) is running; use --force to override",
+			ErrGatewayLive, gws[0].PID, strings.Join(gws[0].Args, " "))
 	}
-	return 0
+	return ""
 }

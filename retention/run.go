@@ -1,0 +1,136 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/config"
+)
+
+// ErrUnknownAgent is returned by Targets for an --agent id that is neither configured nor on disk.
+var ErrUnknownAgent = errors.New("unknown agent id")
+
+// Target is one store a cleanup run works on.
+type Target struct {
+	Agent string // the agent the store is attributed to
+	Store string // absolute path of its sessions.json
+}
+
+// Scope is how the user chose the stores (store.md §1.2).
+type Scope struct {
+	StateDir  string
+	Home      string // for a session.store template starting with ~
+	Store     string // --store: that file, attributed to the default agent
+	Agent     string // --agent
+	AllAgents bool   // --all-agents: configured agents plus agent dirs on disk
+}
+
+// Targets resolves --store, --agent, --all-agents and the default agent as OpenClaw's
+// sessions cleanup does, de-duplicated by resolved store path.
+func Targets(cfg *config.Config, s Scope) ([]Target, error) {
+	if s.Store != "" {
+		abs, err := filepath.Abs(s.Store)
+		if err != nil {
+			return nil, err
+		}
+		return []Target{{Agent: cfg.DefaultAgentID(), Store: abs}}, nil
+	}
+	ids := cfg.AgentIDs()
+	known := map[string]bool{}
+	for _, id := range ids {
+		known[id] = true
+	}
+	onDisk := func(id string) bool {
+		_, err := os.Stat(filepath.Join(s.StateDir, "agents", id, "sessions"))
+		return err == nil
+	}
+	if s.Agent != "" {
+		id := config.NormalizeAgentID(s.Agent)
+		if !known[id] && !onDisk(id) {
+			return nil, fmt.Errorf("%w %q", ErrUnknownAgent, s.Agent)
+		}
+		return []Target{{Agent: id, Store: cfg.StorePath(s.StateDir, s.Home, id)}}, nil
+	}
+	if !s.AllAgents {
+		id := cfg.DefaultAgentID()
+		return []Target{{Agent: id, Store: cfg.StorePath(s.StateDir, s.Home, id)}}, nil
+	}
+	dirs, _ := os.ReadDir(filepath.Join(s.StateDir, "agents"))
+	for _, de := range dirs {
+		id := config.NormalizeAgentID(de.Name())
+		if de.IsDir() && !known[id] && id == de.Name() && onDisk(id) {
+			known[id] = true
+			ids = append(ids, id)
+		}
+	}
+	var out []Target
+	seen := map[string]bool{}
+	for _, id := range ids {
+		p := cfg.StorePath(s.StateDir, s.Home, id)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, Target{Agent: id, Store: p})
+		}
+	}
+	return out, nil
+}
+
+// RunOptions are Options plus what applying needs.
+type RunOptions struct {
+	Options
+	StateDir string // for the running-gateway check
+	DMScope  string // session.dmScope of the config
+	Force    bool   // write even while a live lock or a gateway shows a writer
+}
+
+// Outcome is what a cleanup run did, or would do, to one store.
+type Outcome struct {
+	Plan    *Plan
+	Applied *Applied // nil for a dry run
+	Refused string   // why the store was not touched (SQLite era, live gateway, store changed)
+	Now     time.Time
+}
+
+// Partial reports whether some of the plan was not carried out.
+func (o *Outcome) Partial() bool {
+	return o.Refused != "" || (o.Applied != nil && len(o.Applied.Skipped) > 0)
+}
+
+// Run plans the cleanup of one store and, unless DryRun, applies it: the same planning code
+// serves both, and nothing is written while Refusal finds a reason.
+func Run(ctx context.Context, t Target, opt RunOptions) (Outcome, error) {
+	out := Outcome{Now: opt.Now}
+	l, err := GatherWith(ctx, t.Store, t.Agent, GatherOptions{FixMissing: opt.FixMissing})
+	if err != nil {
+		return out, err
+	}
+	l.Input.DMScope = opt.DMScope
+	p := Make(&l.Input, opt.Options)
+	out.Plan = p
+	if len(l.Dropped) > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d rows a current gateway drops on load (not objects or unsafe sessionId) are left in place: %s", len(l.Dropped), strings.Join(l.Dropped, ", ")))
+	}
+	if opt.DryRun {
+		return out, nil
+	}
+	if !p.Changes() {
+		out.Applied = &Applied{AppliedCount: len(l.Input.Entries)}
+		return out, nil
+	}
+	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force); why != "" {
+		out.Refused = why
+		return out, nil
+	}
+	applied, err := Apply(ctx, l, p, opt.Now)
+	out.Applied = &applied
+	if errors.Is(err, ErrStoreChanged) {
+		out.Refused = err.Error()
+		return out, nil
+	}
+	return out, err
+}
