@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/titanous/json5"
+
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Config is a parsed openclaw.json. The zero value is an empty config (all defaults).
@@ -214,57 +216,8 @@ func (c *Config) DefaultAgentID() string {
 	return "main"
 }
 
-// NormalizeAgentID is OpenClaw's normalizeAgentId: trim; empty → "main"; a valid id is
-// lower-cased; otherwise lower-case, runs of invalid characters become "-", leading and
-// trailing "-" are stripped, at most 64 characters, empty → "main".
-func NormalizeAgentID(id string) string {
-	id = strings.TrimSpace(id)
-	if id == "" {
-		return "main"
-	}
-	low := strings.ToLower(id)
-	var b strings.Builder
-	dash := false
-	for _, r := range low {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '_' || r == '-' {
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		if !dash {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	out := b.String()
-	if validAgentID(low) {
-		return low
-	}
-	out = strings.Trim(out, "-")
-	if len(out) > 64 {
-		out = out[:64]
-	}
-	if out == "" {
-		return "main"
-	}
-	return out
-}
-
-func validAgentID(s string) bool {
-	if len(s) == 0 || len(s) > 64 {
-		return false
-	}
-	for i, r := range s {
-		alnum := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
-		if i == 0 && !alnum {
-			return false
-		}
-		if !alnum && r != '_' && r != '-' {
-			return false
-		}
-	}
-	return true
-}
+// NormalizeAgentID is OpenClaw's normalizeAgentId (store.md §1.2), as store implements it.
+func NormalizeAgentID(id string) string { return store.NormalizeAgentID(id) }
 
 // StorePath resolves the sessions.json of agentID: session.store with {agentId} replaced and
 // ~ expanded (relative to cwd otherwise), else <stateDir>/agents/<id>/sessions/sessions.json.
