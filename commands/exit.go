@@ -109,11 +109,3 @@ func argsWord(c *cli.Context) string {
 	}
 	return "ARG..."
 }
-
-// notYet is the Action of a command whose issue has not landed yet.
-func notYet(name string) cli.ActionFunc {
-	return func(c *cli.Context) error {
-		return &usageError{msg: name + " is not yet implemented in this build",
-			hint: "clawdoctor stats shows what is in the state dir"}
-	}
-}
