@@ -20,22 +20,11 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-if [ -z "${BENCH_BIN:-}" ]; then
-	BENCH_BIN="$BENCH_TMP/clawdoctor"
-	bench_note "building $BENCH_BIN"
-	(cd "$repo" && go build -o "$BENCH_BIN" .) || exit 4
-fi
+bench_bin
 
 file=${1:-${BENCH_1G:-}}
 if [ -z "$file" ]; then
-	dir="$BENCH_TMP/in/audit-1g"
-	if [ ! -f "$dir/manifest.json" ]; then
-		rm -rf "$dir"
-		bench_note "generating a ${BENCH_SIZE:-1GiB} transcript into $dir"
-		"$BENCH_BIN" fixtures generate --out "$dir" --single-transcript --size "${BENCH_SIZE:-1GiB}" \
-			--seed 1 --faults none >/dev/null || exit 4
-	fi
-	file=$(find "$dir/agents" -name '*.jsonl' ! -name '*.trajectory.jsonl' ! -name '*.checkpoint.*' | sort | head -n 1)
+	file=$(bench_transcript "$BENCH_TMP/in/audit-1g" 1 --size "${BENCH_SIZE:-1GiB}")
 fi
 state=${2:-${BENCH_STATE10K:-}}
 if [ -z "$state" ]; then

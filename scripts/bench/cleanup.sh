@@ -14,10 +14,7 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-if [ -z "${BENCH_BIN:-}" ]; then
-	BENCH_BIN="$BENCH_TMP/clawdoctor"
-	(cd "$repo" && go build -o "$BENCH_BIN" .) || exit 4
-fi
+bench_bin
 n=100000 files=200000
 if [ "${BENCH_QUICK:-0}" = 1 ]; then n=10000 files=20000; fi
 state=${1:-${BENCH_STORE100K:-}}

@@ -14,11 +14,7 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-if [ -z "${BENCH_BIN:-}" ]; then
-	BENCH_BIN="$BENCH_TMP/clawdoctor"
-	bench_note "building $BENCH_BIN"
-	(cd "$repo" && go build -o "$BENCH_BIN" .) || exit 4
-fi
+bench_bin
 file=${1:-${BENCH_1G:-}}
 if [ -z "$file" ]; then
 	file="$BENCH_TMP/jsonl-bench.jsonl"

@@ -28,6 +28,11 @@
 #   bench_size FILE                   size of FILE in bytes
 #   bench_note TEXT...                a "# TEXT" note on stderr
 #   bench_row NAME VALUE RSS          print one raw result line
+#   bench_bin                         set BENCH_BIN, building clawdoctor into $BENCH_TMP when
+#                                     the caller (bench.sh) did not
+#   bench_transcript DIR SEED ARGS... generate one transcript into DIR once (reused when its
+#                                     manifest exists) with `fixtures generate --single-transcript
+#                                     ARGS`, and print its path
 #
 # Env: BENCH_TMP must be set (bench.sh sets it; standalone runs get a mktemp dir).
 
@@ -157,4 +162,22 @@ bench_baselines() {
 	if bench_need node nodejs; then
 		bench_measure "$p.node-json-parse" "$bytes" node --max-old-space-size=4096 "$BENCH_NODE_PARSE" "$f"
 	fi
+}
+
+bench_bin() {
+	[ -n "${BENCH_BIN:-}" ] && return 0
+	BENCH_BIN="$BENCH_TMP/clawdoctor"
+	bench_note "building $BENCH_BIN"
+	(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$BENCH_BIN" .) || exit 4
+}
+
+bench_transcript() {
+	local dir=$1 seed=$2
+	shift 2
+	if [ ! -f "$dir/manifest.json" ]; then
+		rm -rf "$dir"
+		bench_note "generating a transcript ($*) into $dir"
+		"$BENCH_BIN" fixtures generate --out "$dir" --single-transcript --seed "$seed" --faults none "$@" >/dev/null || exit 4
+	fi
+	find "$dir/agents" -name '*.jsonl' ! -name '*.trajectory.jsonl' ! -name '*.checkpoint.*' | sort | head -n 1
 }

@@ -12,19 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-if [ -z "${BENCH_BIN:-}" ]; then
-	BENCH_BIN="$BENCH_TMP/clawdoctor"
-	(cd "$here/../.." && go build -o "$BENCH_BIN" .) || exit 4
-fi
+bench_bin
 in=${1:-${BENCH_1G_BAD:-}}
 if [ -z "$in" ]; then
-	gen="$BENCH_TMP/in/repair-bad"
-	if [ ! -f "$gen/manifest.json" ]; then
-		rm -rf "$gen"
-		"$BENCH_BIN" fixtures generate --out "$gen" --single-transcript --size "${BENCH_SIZE:-1GiB}" \
-			--seed 2 --faults none --bad-lines 0.001 >/dev/null || exit 4
-	fi
-	in=$(find "$gen/agents" -name '*.jsonl' ! -name '*.trajectory.jsonl' | sort | head -n 1)
+	in=$(bench_transcript "$BENCH_TMP/in/repair-bad" 2 --size "${BENCH_SIZE:-1GiB}" --bad-lines 0.001)
 fi
 bytes=$(bench_size "$in")
 work="$BENCH_TMP/repair"

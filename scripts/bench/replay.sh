@@ -16,21 +16,10 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-if [ -z "${BENCH_BIN:-}" ]; then
-	BENCH_BIN="$BENCH_TMP/clawdoctor"
-	bench_note "building $BENCH_BIN"
-	(cd "$repo" && go build -o "$BENCH_BIN" .) || exit 4
-fi
+bench_bin
 file=${1:-${BENCH_REPLAY100K:-}}
 if [ -z "$file" ]; then
-	dir="$BENCH_TMP/in/replay-bench"
-	if [ ! -f "$dir/manifest.json" ]; then
-		rm -rf "$dir"
-		bench_note "generating ${BENCH_ENTRIES:-100000} entries into $dir"
-		"$BENCH_BIN" fixtures generate --out "$dir" --single-transcript --entries "${BENCH_ENTRIES:-100000}" \
-			--seed 5 --faults none >/dev/null || exit 4
-	fi
-	file=$(find "$dir/agents" -name '*.jsonl' ! -name '*.trajectory.jsonl' ! -name '*.checkpoint.*' | sort | head -n 1)
+	file=$(bench_transcript "$BENCH_TMP/in/replay-bench" 5 --entries "${BENCH_ENTRIES:-100000}")
 fi
 [ -r "$file" ] || { echo "replay.sh: cannot read $file" >&2; exit 4; }
 bytes=$(bench_size "$file")
