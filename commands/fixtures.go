@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -109,14 +108,14 @@ func generateOptions(c *cli.Context) (fixtures.Options, error) {
 		ShortTexts: c.Bool("short-texts"),
 	}
 	if s := c.String("size"); s != "" {
-		n, err := ParseSize(s)
+		n, err := fixtures.ParseSize(s)
 		if err != nil {
 			return o, &usageError{msg: "--size " + err.Error(), hint: "--size 1GiB (units B, KB, MB, GB, KiB, MiB, GiB)"}
 		}
 		o.Size = n
 	}
 	if s := c.String("long-line"); s != "" {
-		n, err := ParseSize(s)
+		n, err := fixtures.ParseSize(s)
 		if err != nil || n < 1024 || n > 1<<31 {
 			return o, &usageError{msg: "--long-line " + s + ": want a size between 1KiB and 2GiB", hint: "--long-line 2MiB"}
 		}
@@ -129,30 +128,6 @@ func generateOptions(c *cli.Context) (fixtures.Options, error) {
 		return o, &usageError{msg: "--agents, --sessions, --entries, --files and --fault-count must not be negative", hint: "--agents 2 --sessions 50"}
 	}
 	return o, nil
-}
-
-// ParseSize reads a byte size: a number with an optional unit B, KB/MB/GB/TB (powers of 1000)
-// or KiB/MiB/GiB/TiB (powers of 1024); K, M, G alone are binary.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
-	}
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%q: not a size", s)
-	}
-	mult := map[string]float64{"": 1, "b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-		"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}[unit]
-	if mult == 0 {
-		return 0, fmt.Errorf("%q: unknown unit %q", s, unit)
-	}
-	if v*mult > 1<<60 {
-		return 0, fmt.Errorf("%q: too large", s)
-	}
-	return int64(v * mult), nil
 }
 
 func fixturesListCommand() *cli.Command {

@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -91,7 +90,7 @@ func runReplay(c *cli.Context) error {
 	}
 	var summaryArgv []string
 	if s := c.String("summary-cmd"); s != "" {
-		if summaryArgv, err = splitCommand(s); err != nil {
+		if summaryArgv, err = replay.SplitCommand(s); err != nil {
 			return &usageError{msg: "--summary-cmd: " + err.Error(), hint: `--summary-cmd "sh -c 'wc -c'"`}
 		}
 	}
@@ -119,12 +118,7 @@ func runReplay(c *cli.Context) error {
 		return err
 	}
 	if summaryArgv != nil {
-		text := replay.SummaryInput(res)
-		out, err := replay.RunSummaryCmd(c.Context, summaryArgv, text, c.Duration("summary-timeout"))
-		res.Summary = &replay.SummaryRun{Command: summaryArgv, InputChars: len(text), Output: out}
-		if err != nil {
-			res.Summary.Error = err.Error()
-		}
+		replay.Summarize(c.Context, res, summaryArgv, c.Duration("summary-timeout"))
 	}
 	format := report.Text
 	if g.JSON {
@@ -140,58 +134,4 @@ func runReplay(c *cli.Context) error {
 		return status(exitFindings)
 	}
 	return status(exitClean)
-}
-
-// splitCommand splits a command line into words: blanks separate words, single quotes keep
-// everything literally, double quotes and backslashes work as in a POSIX shell (no
-// expansions). It never runs a shell.
-func splitCommand(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case ch == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case ch == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		case ch == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case ch == ' ' || ch == '\t' || ch == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(ch)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, errors.New("empty command")
-	}
-	return words, nil
 }

@@ -159,3 +159,68 @@ func RunSummaryCmd(ctx context.Context, argv []string, text string, timeout time
 	}
 	return out.String(), nil
 }
+
+// SplitCommand splits a command line into words: blanks separate words, single quotes keep
+// everything literally, double quotes and backslashes work as in a POSIX shell (no
+// expansions). It never runs a shell.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case ch == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return words, nil
+}
+
+// Summarize pipes the text to be summarised to the user's command and records the run in
+// res.Summary (its output, or why it failed).
+func Summarize(ctx context.Context, res *Result, argv []string, timeout time.Duration) {
+	text := SummaryInput(res)
+	out, err := RunSummaryCmd(ctx, argv, text, timeout)
+	res.Summary = &SummaryRun{Command: argv, InputChars: len(text), Output: out}
+	if err != nil {
+		res.Summary.Error = err.Error()
+	}
+}
