@@ -46,6 +46,7 @@ func Doctor(w io.Writer, res *doctor.Result, f Format) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	color := Color(w)
 	agent := "\x00"
 	for _, p := range res.Problems {
 		if p.Agent != agent {
@@ -56,7 +57,7 @@ func Doctor(w io.Writer, res *doctor.Result, f Format) error {
 			}
 			fmt.Fprintf(w, "\n%s:\n", name)
 		}
-		fmt.Fprintf(w, "  %-7s %s  %s  [%s]\n", p.Severity, p.Check, shortPath(res.StateDir, p.Path), statusWord(p))
+		fmt.Fprintf(w, "  %s %s  %s  [%s]\n", paint(color, p.Severity, fmt.Sprintf("%-7s", p.Severity)), p.Check, shortPath(res.StateDir, p.Path), statusWord(p))
 		fmt.Fprintf(w, "          %s\n", oneLine(p.Message))
 		if p.Fix != "" && p.Status != doctor.StatusFixed {
 			fmt.Fprintf(w, "          fix: %s\n", oneLine(p.Fix))
@@ -107,4 +108,16 @@ func statusWord(p doctor.Problem) string {
 		return "fix failed"
 	}
 	return "report only"
+}
+
+// paint colours a severity word for a terminal (never when NO_COLOR is set or w is not one).
+func paint(on bool, severity, text string) string {
+	if !on {
+		return text
+	}
+	code := map[string]string{"error": "31", "warning": "33", "info": "36"}[severity]
+	if code == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
 }
