@@ -1,11 +1,9 @@
 package audit
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,45 +167,21 @@ func size(p string) int64 {
 	return st.Size()
 }
 
-// checkFile opens one transcript (plain, gzip or zstd by magic bytes) and audits it. Buffers
-// are sized from the file: a state dir holds thousands of small sessions.
+// checkFile opens one transcript (plain, gzip or zstd by magic bytes; jsonl.Open sizes its
+// buffers from the file, since a state dir holds thousands of small sessions) and audits it.
 func checkFile(ctx context.Context, path string, opts Options, deliveries map[string]int64, c progress.Counter) ([]Finding, int64, error) {
-	f, err := os.Open(path)
+	f, err := jsonl.Open(path, c.Add)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	br := bufio.NewReaderSize(&countReader{r: f, add: c.Add}, int(min(max(st.Size(), 4<<10), 256<<10)))
-	var r io.Reader = br
 	s := newScan(ctx, path, opts)
-	s.sizeHint = st.Size()
-	if jsonl.Detect(br) != jsonl.Plain {
-		dec, _, err := jsonl.Decompress(br)
-		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", path, err)
-		}
-		defer dec.Close()
-		r = dec
+	s.sizeHint = f.Size
+	if f.Compression != jsonl.Plain {
 		s.sizeHint *= 8
 	}
 	if len(deliveries) > 0 {
 		s.deliveries = deliveries
 	}
-	return s.run(r)
-}
-
-// countReader feeds the progress counter with on-disk bytes.
-type countReader struct {
-	r   io.Reader
-	add func(int64)
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.add(int64(n))
-	return n, err
+	return s.run(f)
 }
