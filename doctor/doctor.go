@@ -105,13 +105,17 @@ type Result struct {
 
 // Counts returns how many problems are left unfixed, how many could be fixed by --fix (with
 // --yes when gated), how many fixes were refused or failed, and how many were applied.
+// Informational findings with nothing to fix (a model fallback in history, what retention
+// would prune) are not open problems: a healthy state dir exits 0.
 func (r *Result) Counts() (open, fixable, refusedOrFailed, fixed int) {
 	for _, p := range r.Problems {
 		switch p.Status {
 		case StatusFixed:
 			fixed++
 		case StatusFound:
-			open++
+			if p.isOpen() {
+				open++
+			}
 		case StatusWouldFix:
 			open++
 			fixable++
@@ -218,7 +222,7 @@ func summarize(st *state, probs []Problem) []AgentSummary {
 			if p.Agent != a.id {
 				continue
 			}
-			if p.Status != StatusFixed {
+			if p.isOpen() {
 				s.Problems++
 			}
 			switch p.Status {
@@ -337,4 +341,10 @@ func writeStore(a *agentState, b *Backups) (string, error) {
 		return "", safefile.WriteFile(a.storePath, data)
 	}
 	return "", err
+}
+
+// isOpen reports whether p still needs attention: anything not fixed, except informational
+// findings that have nothing to fix.
+func (p *Problem) isOpen() bool {
+	return p.Status != StatusFixed && !(p.Status == StatusFound && p.Severity == "info")
 }

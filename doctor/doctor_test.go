@@ -428,3 +428,19 @@ func TestConfirmGatesHistoryFixes(t *testing.T) {
 		}
 	}
 }
+
+func TestCountsIgnoreInformationalFindings(t *testing.T) {
+	r := &Result{Problems: []Problem{
+		{Check: "audit.fallback.chain", Severity: "info", Status: StatusFound},
+		{Check: "cleanup.would-remove", Severity: "info", Status: StatusFound},
+	}}
+	if open, _, _, _ := r.Counts(); open != 0 {
+		t.Errorf("info-only result has %d open problems, want 0", open)
+	}
+	r.Problems = append(r.Problems,
+		Problem{Check: "store.leftover", Severity: "info", Status: StatusWouldFix},
+		Problem{Check: "audit.tool.unpaired-call", Severity: "error", Status: StatusFound})
+	if open, fixable, _, _ := r.Counts(); open != 2 || fixable != 1 {
+		t.Errorf("open %d fixable %d, want 2 and 1", open, fixable)
+	}
+}
