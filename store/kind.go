@@ -32,7 +32,7 @@ const (
 	KindSkillsPromptTemp  Kind = "skills-prompt-temp" // skills-prompts/sha256/<hh>/<hash>.txt.<pid>.<uuid>.tmp
 	KindSQLiteArchive     Kind = "sqlite-import-archive"
 	KindColdArchive       Kind = "cold-archive" // cold/<sha256>.jsonl.zst (SQLite era cold storage)
-	KindForeign           Kind = "foreign" // anything OpenClaw does not write here
+	KindForeign           Kind = "foreign"      // anything OpenClaw does not write here
 )
 
 // Kinds lists every Kind in a stable order (for reports).
