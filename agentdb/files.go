@@ -166,6 +166,9 @@ func copySnapshot(path, dir string) (string, error) {
 		if err := copyFiles(path, dst, before); err != nil {
 			return "", err
 		}
+		if testHookCopied != nil {
+			testHookCopied(attempt)
+		}
 		after, err := sigsOf(path)
 		if err != nil {
 			return "", err
@@ -177,6 +180,9 @@ func copySnapshot(path, dir string) (string, error) {
 	}
 	return "", last
 }
+
+// testHookCopied runs between the copy and the second look (tests simulate a writer).
+var testHookCopied func(attempt int)
 
 func copyFiles(path, dst string, fs fileSet) error {
 	for _, x := range []struct {
