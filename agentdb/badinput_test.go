@@ -239,4 +239,3 @@ func TestBusy(t *testing.T) {
 }
 
 var time0 = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-
