@@ -1,0 +1,52 @@
+// environment.mjs makes the oracle's Node process look like a running gateway on a machine
+// without network, before OpenClaw's code is imported:
+//
+//   - no network: every DNS lookup, outgoing TCP connection and fetch fails at once. Some
+//     releases look things up on the side (update checks, provider metadata); in a sandbox
+//     those connections hang until a timeout, seconds per request. Nothing the drivers compare
+//     depends on the network.
+//   - plugin runtime dependencies staged: 2026.4.24 installs the npm dependencies of its
+//     bundled plugins on first use into <state dir>/plugin-runtime-deps/openclaw-<version>-
+//     <hash>/node_modules (npm, from the registry). The reference package already holds those
+//     packages, so the stage dir (OPENCLAW_PLUGIN_STAGE_DIR, a temp dir) gets that
+//     node_modules linked in: the plugins load as on an installed gateway, with no npm run.
+//
+//   import "./environment.mjs";   // first, before chunks.mjs
+import { createHash } from "node:crypto";
+import dns from "node:dns";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+function offline(what) {
+  return Object.assign(new Error(`${what}: offline oracle (no network)`), { code: "ENOTFOUND" });
+}
+
+dns.lookup = (host, options, callback) => {
+  const cb = typeof options === "function" ? options : callback;
+  process.nextTick(() => cb(offline(`getaddrinfo ${host}`)));
+};
+dns.promises.lookup = async (host) => {
+  throw offline(`getaddrinfo ${host}`);
+};
+net.Socket.prototype.connect = function connect() {
+  process.nextTick(() => this.destroy(offline("connect")));
+  return this;
+};
+globalThis.fetch = async (url) => {
+  throw new TypeError(`fetch failed: offline oracle (no network): ${url}`);
+};
+syncBuiltinESMExports();
+
+const pkg = process.env.OPENCLAW_REF_PKG;
+if (pkg && !process.env.OPENCLAW_PLUGIN_STAGE_DIR) {
+  const root = resolve(pkg);
+  const ver = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version ?? "unknown";
+  const key = `openclaw-${ver.replace(/[^A-Za-z0-9._-]+/g, "-")}-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`;
+  const stage = mkdtempSync(join(tmpdir(), "oracle-plugin-stage-"));
+  mkdirSync(join(stage, key), { recursive: true });
+  symlinkSync(dirname(root), join(stage, key, "node_modules"), "dir");
+  process.env.OPENCLAW_PLUGIN_STAGE_DIR = stage;
+}

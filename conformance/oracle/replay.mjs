@@ -1,0 +1,108 @@
+// replay.mjs runs OpenClaw's own replay pipeline over many transcripts in one Node process
+// (start-up takes a few seconds, one transcript a few milliseconds): SessionManager.open and
+// buildSessionContext (the history the agent starts from), then sanitizeSessionHistory and
+// validateReplayTurns for a provider/model/api, called the way the embedded runner's attempt
+// calls them (`prior = sanitizeSessionHistory({messages, modelApi, modelId, provider,
+// allowedToolNames, config, workspaceDir, env, model, sessionManager, sessionId, policy})`, then
+// `validateReplayTurns({messages: prior, ...})`, with the policy of resolveTranscriptPolicy).
+//
+//   openclaw-reference --node conformance/oracle/replay.mjs < requests.jsonl > answers.jsonl
+//
+// Each request is one JSON line:
+//   {"id":N,"file":"<path>"|"data":"<base64 transcript>","provider":P,"modelApi":A,"modelId":M,
+//    "model":{...},"now":<ms>,"allowedToolNames":[...]?}
+//     → {"id":N,"release":R,"policy":{...},"context":{"messages","thinkingLevel","model"},
+//        "sanitized":[...],"validated":[...],"appended":["model-snapshot",...]}
+//       or {"id":N,"release":R,"error":"..."} when the pipeline throws (the OpenAI Responses
+//       invariant does, for instance).
+//   {"id":N,"op":"version"} → {"id":N,"version":R}
+//
+// The input file is never touched: its bytes are copied into a temp dir first, because
+// sanitizeSessionHistory appends a model-snapshot custom entry (and the Google hook a
+// turn-ordering marker) through the session manager. The clock is pinned to the request's
+// "now", so synthetic tool results and bootstrap turns carry a fixed timestamp.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import "./environment.mjs";
+
+let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
+const RealDate = Date;
+class FixedDate extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(fixedNow);
+    else super(...args);
+  }
+  static now() {
+    return fixedNow;
+  }
+}
+globalThis.Date = FixedDate;
+
+
+const { find, has, version } = await import("./chunks.mjs");
+const SessionManager = await find("SessionManager");
+const sanitizeSessionHistory = await find("sanitizeSessionHistory");
+const validateReplayTurns = has("validateReplayTurns") ? await find("validateReplayTurns") : null;
+const resolveTranscriptPolicy = has("resolveTranscriptPolicy") ? await find("resolveTranscriptPolicy") : null;
+const release = version();
+// One config object for every request: OpenClaw caches the provider plugin registry per config
+// object, and 2026.4.24 loads its plugins again for a new one (seconds per request).
+const config = {};
+const work = await mkdtemp(join(tmpdir(), "oracle-replay-"));
+let seq = 0;
+
+async function replayOne(req) {
+  const out = { id: req.id, release };
+  fixedNow = typeof req.now === "number" ? req.now : fixedNow;
+  const file = join(work, `s${++seq}.jsonl`);
+  await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
+  try {
+    const sm = SessionManager.open(file);
+    const ctx = sm.buildSessionContext();
+    out.context = { messages: ctx.messages, thinkingLevel: ctx.thinkingLevel, model: ctx.model };
+    const before = sm.getEntries().length;
+    const common = {
+      modelApi: req.modelApi,
+      modelId: req.modelId,
+      provider: req.provider,
+      config,
+      workspaceDir: work,
+      env: process.env,
+      model: req.model,
+      sessionId: sm.getSessionId?.() ?? "",
+    };
+    const policy = resolveTranscriptPolicy ? resolveTranscriptPolicy(common) : undefined;
+    out.policy = policy;
+    const prior = await sanitizeSessionHistory({
+      ...common,
+      messages: ctx.messages,
+      allowedToolNames: req.allowedToolNames,
+      sessionManager: sm,
+      ...(policy ? { policy } : {}),
+    });
+    out.sanitized = prior;
+    out.validated = validateReplayTurns
+      ? await validateReplayTurns({ ...common, messages: prior, ...(policy ? { policy } : {}) })
+      : prior;
+    out.appended = sm.getEntries().slice(before).map((e) => e.customType ?? e.type);
+  } catch (err) {
+    out.error = String(err?.message ?? err);
+  } finally {
+    await rm(file, { force: true });
+  }
+  return out;
+}
+
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+try {
+  for await (const line of rl) {
+    if (!line.trim()) continue;
+    const req = JSON.parse(line);
+    const answer = req.op === "version" ? { id: req.id, version: release } : await replayOne(req);
+    process.stdout.write(JSON.stringify(answer) + "\n");
+  }
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
