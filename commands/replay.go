@@ -23,8 +23,8 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Usage: "model id (e.g. claude-sonnet-4-5, gemini-2.5-pro, google/gemini-2.5-pro)"},
 			&cli.StringFlag{Name: "api", Usage: "model api (anthropic-messages, google-generative-ai, openai-responses, openai-completions, ...); guessed from --provider when empty"},
 			&cli.StringFlag{Name: "leaf", Usage: "replay from this entry id instead of the last entry"},
-			&cli.StringFlag{Name: "policy-era", Value: string(hygiene.EraSingleFile), Usage: "provider matrix: single-file (§5.4) or antigravity (§5.3)"},
-			&cli.StringFlag{Name: "pairing", Value: string(hygiene.PairingClassic), Usage: "tool-result pairing: classic or frames (newest)"},
+			&cli.StringFlag{Name: "openclaw-version", Value: string(hygiene.DefaultRelease), Usage: "OpenClaw release whose replay pipeline to follow (2026.3.13, 2026.4.24, 2026.6.11)"},
+			&cli.BoolFlag{Name: "model-reasoning", Usage: "the model is a reasoning model (its catalog entry has reasoning: true)"},
 			&cli.IntFlag{Name: "context-window", Value: compaction.DefaultContextWindow, Usage: "model context window in tokens"},
 			&cli.IntFlag{Name: "reserve-tokens", Value: compaction.DefaultReserveTokens, Usage: "configured compaction.reserveTokens (OpenClaw raises it to --reserve-floor)"},
 			&cli.IntFlag{Name: "reserve-floor", Value: compaction.ReserveTokensFloor, Usage: "OpenClaw reserveTokensFloor; 0 or -1 turns it off"},
@@ -65,13 +65,9 @@ func runReplay(c *cli.Context) error {
 		return &usageError{msg: "replay needs --provider and --model",
 			hint: "clawdoctor replay --provider anthropic --model claude-sonnet-4-5 " + c.Args().First()}
 	}
-	era, err := hygiene.ParseEra(c.String("policy-era"))
+	release, err := hygiene.ParseRelease(c.String("openclaw-version"))
 	if err != nil {
-		return &usageError{msg: err.Error(), hint: "--policy-era single-file"}
-	}
-	pairing := hygiene.Pairing(c.String("pairing"))
-	if pairing != hygiene.PairingClassic && pairing != hygiene.PairingFrames {
-		return &usageError{msg: fmt.Sprintf("unknown pairing %q", pairing), hint: "--pairing classic or --pairing frames"}
+		return &usageError{msg: err.Error(), hint: "--openclaw-version " + string(hygiene.DefaultRelease)}
 	}
 	boundary, err := compaction.ParseBoundary(c.String("boundary"))
 	if err != nil {
@@ -96,7 +92,7 @@ func runReplay(c *cli.Context) error {
 	}
 	opts := replay.Options{
 		Provider: c.String("provider"), Model: c.String("model"), API: c.String("api"),
-		Era: era, Pairing: pairing, Leaf: c.String("leaf"), NowMs: g.Now.UnixMilli(),
+		Release: release, Reasoning: c.Bool("model-reasoning"), Leaf: c.String("leaf"), NowMs: g.Now.UnixMilli(),
 		AllowedTools: c.StringSlice("allowed-tools"), Recheck: c.Bool("recheck-compactions"),
 		Compaction: compaction.Settings{
 			ContextWindow: c.Int("context-window"), ReserveTokens: c.Int("reserve-tokens"),

@@ -204,7 +204,7 @@ func TestBoundaryVariants(t *testing.T) {
 		t.Errorf("late summarize %+v, want [2,9): the kept messages are re-summarized", late.Summarize)
 	}
 	if late.TokensBefore <= old.TokensBefore {
-		t.Errorf("late tokensBefore %d should count the kept messages too (pi-0.58: %d)", late.TokensBefore, old.TokensBefore)
+		t.Errorf("late tokensBefore %v should count the kept messages too (pi-0.58: %v)", late.TokensBefore, old.TokensBefore)
 	}
 }
 
@@ -278,17 +278,19 @@ func TestOverflowTrigger(t *testing.T) {
 		want       string
 	}{
 		{"prompt too long", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"400 prompt is too long: 210000 tokens","provider":"anthropic","model":"m"}`, "prompt is too long"},
-		{"no body 413", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"413 status code (no body)","provider":"anthropic","model":"m"}`, `^4(00|13)\s*(status code)?\s*\(no body\)`},
+		{"no body 413", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"413 status code (no body)","provider":"anthropic","model":"m"}`, `^4(?:00|13)\s*(?:status code)?\s*\(no body\)`},
+		{"a ThrottlingException still matches too many tokens", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"ThrottlingException: Too many tokens, please wait","provider":"anthropic","model":"m"}`, "too many tokens"},
 		{"silent overflow", `{"role":"assistant","content":[],"stopReason":"stop","usage":{"input":150000,"cacheRead":60000},"provider":"anthropic","model":"m"}`, "silent overflow: input + cacheRead > context window"},
 		{"rate limit is not overflow", `{"role":"assistant","content":[],"stopReason":"error","errorMessage":"429 rate limit","provider":"anthropic","model":"m"}`, ""},
 	} {
 		items := path(t, "u:10")
 		items = append(items, compaction.Item{ID: "last", Kind: compaction.KindMessage, Msg: msg(t, tc.last)})
-		p := compaction.Prepare(items, nil, compaction.Settings{Provider: "anthropic", Model: "m"})
+		context := []hygiene.Message{items[0].Msg, items[1].Msg}
+		p := compaction.Prepare(items, context, compaction.Settings{Provider: "anthropic", Model: "m"})
 		if p.Trigger.Overflow != tc.want || (tc.want != "") != p.Trigger.WouldCompact {
 			t.Errorf("%s: overflow %q would %v, want %q", tc.name, p.Trigger.Overflow, p.Trigger.WouldCompact, tc.want)
 		}
-		other := compaction.Prepare(items, nil, compaction.Settings{Provider: "openai", Model: "gpt"})
+		other := compaction.Prepare(items, context, compaction.Settings{Provider: "openai", Model: "gpt"})
 		if other.Trigger.Overflow != "" {
 			t.Errorf("%s: an overflow of another model must not trigger: %+v", tc.name, other.Trigger)
 		}

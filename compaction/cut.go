@@ -38,8 +38,8 @@ type Cut struct {
 	IsSplitTurn    bool `json:"is_split_turn"`
 }
 
-// validCut reports the cut points of pi-0.58: messages with a role other than toolResult,
-// and every branch_summary and custom_message entry.
+// validCut reports pi's cut points: messages with a role other than toolResult, and every
+// branch_summary and custom_message entry.
 func validCut(it Item) bool {
 	switch it.Kind {
 	case KindBranchSummary, KindCustomMessage:
@@ -53,10 +53,17 @@ func validCut(it Item) bool {
 	return false
 }
 
-// FindCutPoint is pi-0.58 findCutPoint over items[start:end] (§2.5): keep at least
-// keepRecent estimated tokens of message entries, cut only where no tool result is separated
-// from its call, and report a split turn.
+// FindCutPoint is pi's findCutPoint over items[start:end] (§2.5): keep at least keepRecent
+// estimated tokens of message entries, cut only where no tool result is separated from its
+// call, and report a split turn. It sums the items' lenient token estimates.
 func FindCutPoint(items []Item, start, end, keepRecent int) Cut {
+	c, _ := findCut(items, start, end, keepRecent, false, "")
+	return c
+}
+
+// findCut is findCutPoint; with strict it estimates each message as OpenClaw release r does
+// (JSTokens: NaN sums never reach the budget, a malformed message throws).
+func findCut(items []Item, start, end, keepRecent int, strict bool, r hygiene.Release) (Cut, error) {
 	var cuts []int
 	for i := start; i < end; i++ {
 		if validCut(items[i]) {
@@ -64,16 +71,27 @@ func FindCutPoint(items []Item, start, end, keepRecent int) Cut {
 		}
 	}
 	if len(cuts) == 0 {
-		return Cut{FirstKeptIndex: start, TurnStartIndex: -1}
+		return Cut{FirstKeptIndex: start, TurnStartIndex: -1}, nil
 	}
 	cut := cuts[0]
-	sum := 0
+	sum := JSNum(0)
 	for i := end - 1; i >= start; i-- {
 		if items[i].Kind != KindMessage {
 			continue
 		}
-		sum += items[i].Tokens
-		if sum >= keepRecent {
+		if strict {
+			if items[i].Msg == nil {
+				return Cut{}, errThrows // estimateTokens of a message that is not an object
+			}
+			t, err := JSTokens(items[i].Msg, r)
+			if err != nil {
+				return Cut{}, err
+			}
+			sum += t
+		} else {
+			sum += JSNum(items[i].Tokens)
+		}
+		if float64(sum) >= float64(keepRecent) {
 			for _, c := range cuts {
 				if c >= i {
 					cut = c
@@ -92,7 +110,7 @@ func FindCutPoint(items []Item, start, end, keepRecent int) Cut {
 	}
 	c := Cut{FirstKeptIndex: cut, TurnStartIndex: -1}
 	if items[cut].Kind == KindMessage && items[cut].Role() == "user" {
-		return c
+		return c, nil
 	}
 	for i := cut; i >= start; i-- {
 		it := items[i]
@@ -102,5 +120,5 @@ func FindCutPoint(items []Item, start, end, keepRecent int) Cut {
 			break
 		}
 	}
-	return c
+	return c, nil
 }

@@ -155,25 +155,28 @@ func usable(m hygiene.Message) (map[string]any, bool) {
 
 // ContextEstimate is estimateContextTokens' result.
 type ContextEstimate struct {
-	Tokens         int `json:"tokens"`
-	UsageTokens    int `json:"usage_tokens"`
-	TrailingTokens int `json:"trailing_tokens"`
-	LastUsageIndex int `json:"last_usage_index"` // -1 when no usage was usable
+	Tokens         JSNum `json:"tokens"`
+	UsageTokens    JSNum `json:"usage_tokens"`
+	TrailingTokens JSNum `json:"trailing_tokens"`
+	LastUsageIndex int   `json:"last_usage_index"` // -1 when no usage was usable
+	// Error is set when OpenClaw's estimator would throw on one of the messages.
+	Error string `json:"error,omitempty"`
 }
 
-// EstimateContext is estimateContextTokens: the last usable usage plus estimates of the
-// messages after it, or the estimate of every message when no usage is usable.
+// EstimateContext is estimateContextTokens with estimator e (lenient: what OpenClaw throws on
+// counts 0): the last usable usage plus estimates of the messages after it, or the estimate of
+// every message when no usage is usable.
 func (e Estimator) EstimateContext(msgs []hygiene.Message) ContextEstimate {
 	ce := ContextEstimate{LastUsageIndex: -1}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if u, ok := usable(msgs[i]); ok {
 			ce.LastUsageIndex = i
-			ce.UsageTokens = ContextTokens(u)
+			ce.UsageTokens = JSNum(ContextTokens(u))
 			break
 		}
 	}
 	for _, m := range msgs[ce.LastUsageIndex+1:] {
-		ce.TrailingTokens += e.Tokens(m)
+		ce.TrailingTokens += JSNum(e.Tokens(m))
 	}
 	ce.Tokens = ce.UsageTokens + ce.TrailingTokens
 	return ce

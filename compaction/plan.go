@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 
 	"github.com/clawdoctor/clawdoctor/hygiene"
@@ -29,7 +30,16 @@ const (
 
 // DefaultBoundary is the late boundary: re-running the cut of the corpus' stored compactions
 // reproduces 256 of 274 only with it and 3 only with pi-0.58 (replay --recheck-compactions).
+// It is what OpenClaw 2026.4.24 (pi 0.70) and 2026.6.11 run; 2026.3.13 (pi 0.58) runs pi-0.58.
 const DefaultBoundary = BoundaryLate
+
+// ReleaseBoundary is the boundary release r's compaction uses.
+func ReleaseBoundary(r hygiene.Release) Boundary {
+	if compareRelease(r, hygiene.Release20260424) < 0 {
+		return BoundaryPi058
+	}
+	return BoundaryLate
+}
 
 // ParseBoundary returns the Boundary named s ("" is DefaultBoundary).
 func ParseBoundary(s string) (Boundary, error) {
@@ -55,6 +65,9 @@ type Settings struct {
 	// Provider and Model are the target: an overflow error only triggers a compaction when it
 	// came from the current model ("" skips that check).
 	Provider, Model string
+	// Release is the OpenClaw release whose compaction code is followed ("" the default): it
+	// picks the boundary when none is set, and how estimateTokens counts user images.
+	Release hygiene.Release
 }
 
 func (s Settings) withDefaults() Settings {
@@ -71,7 +84,7 @@ func (s Settings) withDefaults() Settings {
 		s.ReserveFloor = ReserveTokensFloor
 	}
 	if s.Boundary == "" {
-		s.Boundary = DefaultBoundary
+		s.Boundary = ReleaseBoundary(s.Release)
 	}
 	if s.Estimator == "" {
 		s.Estimator = EstimatorPi
@@ -114,8 +127,12 @@ func (r Range) Len() int { return max(0, r.To-r.From) }
 // Trigger is pi's _checkCompaction on the last assistant message of the path, as it runs
 // before the next prompt.
 type Trigger struct {
-	ContextTokens int    `json:"context_tokens"`
+	ContextTokens JSNum  `json:"context_tokens"`
 	Source        string `json:"source"` // "usage" (the last assistant's), "estimate" (after an error turn) or "none"
+	// Checked: there is an assistant message to check (pi's findLastAssistantMessage).
+	Checked bool `json:"checked"`
+	// Error is set when OpenClaw's check itself would throw (a last assistant without usage).
+	Error string `json:"error,omitempty"`
 	// Estimate is estimateContextTokens over the context: the last usable usage plus the
 	// estimates of the messages after it (what OpenClaw's status and tokensBefore use).
 	Estimate       ContextEstimate `json:"estimate"`
@@ -143,14 +160,16 @@ type Plan struct {
 	PrevCompactionIndex int         `json:"prev_compaction_index"` // -1 when none
 	BoundaryStart       int         `json:"boundary_start"`
 	Blocked             string      `json:"blocked,omitempty"` // why no compaction can be prepared
-	Cut                 Cut         `json:"cut"`
-	FirstKeptEntryID    string      `json:"first_kept_entry_id,omitempty"`
-	Summarize           Range       `json:"summarize"`   // history to summarize
-	TurnPrefix          Range       `json:"turn_prefix"` // split-turn prefix, empty when not split
-	Kept                Range       `json:"kept"`
-	TokensBefore        int         `json:"tokens_before"`
-	SummarizeTokens     int         `json:"summarize_tokens"`
-	KeptTokens          int         `json:"kept_tokens"`
+	// Failed: OpenClaw's preparation would throw (Blocked says where).
+	Failed           bool   `json:"failed,omitempty"`
+	Cut              Cut    `json:"cut"`
+	FirstKeptEntryID string `json:"first_kept_entry_id,omitempty"`
+	Summarize        Range  `json:"summarize"`   // history to summarize
+	TurnPrefix       Range  `json:"turn_prefix"` // split-turn prefix, empty when not split
+	Kept             Range  `json:"kept"`
+	TokensBefore     JSNum  `json:"tokens_before"`
+	SummarizeTokens  int    `json:"summarize_tokens"`
+	KeptTokens       int    `json:"kept_tokens"`
 	// Lost lists entries the previous compaction kept that pi-0.58 neither keeps nor summarizes.
 	Lost   []string `json:"lost_from_previous_kept,omitempty"`
 	Stages Stages   `json:"stages"`
@@ -175,7 +194,7 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 	p.Trigger = trigger(items, context, p.PrevCompactionIndex, reserve, s)
 
 	flush := max(0, s.ContextWindow-EffectiveFloor(s.ReserveFloor, s.ContextWindow)-MemoryFlushSoftTokens)
-	total := p.Trigger.ContextTokens
+	total := p.Trigger.ContextTokens.Int()
 	p.MemoryFlush = MemoryFlush{Threshold: flush, WouldRun: total > 0 && flush > 0 && total >= flush}
 
 	if len(items) == 0 {
@@ -190,7 +209,7 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 	if p.PrevCompactionIndex >= 0 {
 		prev := items[p.PrevCompactionIndex]
 		keptFrom := -1
-		for i := 0; i < p.PrevCompactionIndex; i++ {
+		for i := range items {
 			if items[i].ID == prev.FirstKeptID {
 				keptFrom = i
 				break
@@ -199,7 +218,7 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 		if s.Boundary == BoundaryLate && keptFrom >= 0 {
 			p.BoundaryStart = keptFrom
 		}
-		if s.Boundary == BoundaryPi058 && keptFrom >= 0 {
+		if s.Boundary == BoundaryPi058 && keptFrom >= 0 && keptFrom < p.PrevCompactionIndex {
 			for _, it := range items[keptFrom:p.PrevCompactionIndex] {
 				if it.Msg != nil {
 					p.Lost = append(p.Lost, it.ID)
@@ -220,9 +239,23 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 			}
 		}
 	}
-	p.TokensBefore = est.EstimateContext(before).Tokens
+	if est == EstimatorPi {
+		ce, err := JSEstimateContext(before, s.Release)
+		if err != nil {
+			p.Blocked, p.Failed = "OpenClaw's token estimate of the context throws on a malformed message", true
+			return p
+		}
+		p.TokensBefore = ce.Tokens
+	} else {
+		p.TokensBefore = est.EstimateContext(before).Tokens
+	}
 
-	p.Cut = FindCutPoint(items, p.BoundaryStart, len(items), s.KeepRecentTokens)
+	cut, err := findCut(items, p.BoundaryStart, len(items), s.KeepRecentTokens, est == EstimatorPi, s.Release)
+	if err != nil {
+		p.Blocked, p.Failed = "OpenClaw's cut-point walk throws on a malformed message", true
+		return p
+	}
+	p.Cut = cut
 	if p.Cut.FirstKeptIndex >= len(items) || items[p.Cut.FirstKeptIndex].ID == "" {
 		p.Blocked = "the first kept entry has no id"
 		return p
@@ -251,56 +284,92 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 	return p
 }
 
-// trigger decides as pi's _checkCompaction does for the last assistant message of the path:
-// none after the latest compaction means no check; an overflow error from the current model
-// compacts; an error turn uses the context estimate (giving up without usage); any other turn
-// uses its own usage, with no trailing estimate.
+// trigger is AgentSession.checkCompaction(lastAssistant, false) as it runs before the next
+// prompt, over the context messages (the agent's state): no assistant, no check; an assistant
+// at or before the latest compaction's time is not checked; an overflow error from the current
+// model compacts and retries; an error turn uses the context estimate (giving up without
+// usage, or with usage from before the compaction); any other turn uses its own usage. The
+// arithmetic is OpenClaw's (a usage that is not numeric gives NaN, which never compacts).
 func trigger(items []Item, context []hygiene.Message, prev, reserve int, s Settings) Trigger {
 	tr := Trigger{ContextWindow: s.ContextWindow, ReserveTokens: reserve, Threshold: s.ContextWindow - reserve, Source: "none"}
-	tr.Estimate = s.Estimator.EstimateContext(context)
-	last := -1
-	for i := len(items) - 1; i >= 0; i-- {
-		if items[i].Kind == KindMessage && items[i].Role() == "assistant" {
-			last = i
+	strict := s.Estimator == EstimatorPi
+	if strict {
+		ce, err := JSEstimateContext(context, s.Release)
+		if err != nil {
+			ce.Error = err.Error()
+		}
+		tr.Estimate = ce
+	} else {
+		tr.Estimate = s.Estimator.EstimateContext(context)
+	}
+	var last hygiene.Message
+	for i := len(context) - 1; i >= 0; i-- {
+		if hygiene.Role(context[i]) == "assistant" {
+			last = context[i]
 			break
 		}
 	}
-	switch {
-	case last < 0:
-		tr.Reason = "no assistant message on the path: nothing to check"
-		return tr
-	case last < prev:
-		tr.Reason = "the last assistant message predates the latest compaction: no check"
+	if last == nil {
+		tr.Reason = "no assistant message in the context: nothing to check"
 		return tr
 	}
-	m := items[last].Msg
-	tr.LastUsageEntry = items[last].ID
-	provider, _ := hygiene.Str(m, "provider")
-	model, _ := hygiene.Str(m, "model")
+	tr.Checked = true
+	if hygiene.Ref(last) != "?" {
+		tr.LastUsageEntry = hygiene.Ref(last)
+	}
+	compTS := math.NaN()
+	if prev >= 0 {
+		compTS = items[prev].Timestamp
+	}
+	msgTS := func(m hygiene.Message) float64 { v, has := m["timestamp"]; return jsToNumber(v, has) }
+	if prev >= 0 && msgTS(last) <= compTS {
+		tr.Reason = "the last assistant message is not newer than the latest compaction: no check"
+		return tr
+	}
+	provider, _ := hygiene.Str(last, "provider")
+	model, _ := hygiene.Str(last, "model")
 	current := s.Provider == "" || (provider == s.Provider && model == s.Model)
-	if pat := Overflow(m, s.ContextWindow); pat != "" && current {
-		tr.Overflow, tr.WouldCompact = pat, true
-		tr.Reason = "the last assistant turn is a context overflow (" + pat + "): compact and retry"
-		if u, ok := m["usage"].(map[string]any); ok {
-			tr.ContextTokens, tr.Source = ContextTokens(u), "usage"
+	if current {
+		pat, err := Overflow(last, s.ContextWindow)
+		if err != nil {
+			tr.Error = "OpenClaw's overflow check throws: the last assistant message has no usage"
+			return tr
 		}
-		return tr
+		if pat != "" {
+			tr.Overflow, tr.WouldCompact = pat, true
+			tr.Reason = "the last assistant turn is a context overflow (" + pat + "): compact and retry"
+			return tr
+		}
 	}
-	if hygiene.StopReason(m) == "error" {
+	if hygiene.StopReason(last) == "error" {
+		if tr.Estimate.Error != "" {
+			tr.Error = tr.Estimate.Error
+			return tr
+		}
 		if tr.Estimate.LastUsageIndex < 0 {
 			tr.Reason = "the last assistant turn failed and no usage is left to estimate from: no check"
 			return tr
 		}
+		if um := context[tr.Estimate.LastUsageIndex]; prev >= 0 && hygiene.Role(um) == "assistant" && msgTS(um) <= compTS {
+			tr.Reason = "the last assistant turn failed and the usage left predates the latest compaction: no check"
+			return tr
+		}
 		tr.ContextTokens, tr.Source = tr.Estimate.Tokens, "estimate"
 	} else {
-		u, _ := m["usage"].(map[string]any)
-		tr.ContextTokens, tr.Source = ContextTokens(u), "usage"
+		u, has := last["usage"]
+		if !has || u == nil {
+			tr.Error = "OpenClaw's check throws: the last assistant message has no usage"
+			return tr
+		}
+		tr.ContextTokens, tr.Source = JSContextTokens(u), "usage"
 	}
-	tr.WouldCompact = ShouldCompact(tr.ContextTokens, s.ContextWindow, reserve)
+	tr.WouldCompact = float64(tr.ContextTokens) > float64(s.ContextWindow-reserve)
 	if tr.WouldCompact {
-		tr.Reason = fmt.Sprintf("%d context tokens > window %d − reserve %d", tr.ContextTokens, s.ContextWindow, reserve)
+		tr.Reason = fmt.Sprintf("%d context tokens > window %d − reserve %d", tr.ContextTokens.Int(), s.ContextWindow, reserve)
+	} else if !tr.ContextTokens.Valid() {
+		tr.Reason = "the last usage is not a number (NaN in OpenClaw): no compaction"
 	} else {
-		tr.Reason = fmt.Sprintf("%d context tokens ≤ window %d − reserve %d", tr.ContextTokens, s.ContextWindow, reserve)
+		tr.Reason = fmt.Sprintf("%d context tokens ≤ window %d − reserve %d", tr.ContextTokens.Int(), s.ContextWindow, reserve)
 	}
 	return tr
 }
@@ -308,40 +377,79 @@ func trigger(items []Item, context []hygiene.Message, prev, reserve int, s Setti
 var overflowPatterns = func() []*regexp.Regexp {
 	var out []*regexp.Regexp
 	for _, p := range []string{
-		`prompt is too long`, `input is too long for requested model`, `exceeds the context window`,
+		`prompt is too long`, `request_too_large`, `input is too long for requested model`,
+		`exceeds the context window`, `exceeds (?:the )?(?:model'?s )?maximum context length of [\d,]+ tokens?`,
 		`input token count.*exceeds the maximum`, `maximum prompt length is \d+`,
 		`reduce the length of the messages`, `maximum context length is \d+ tokens`,
+		`input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)`,
 		`exceeds the limit of \d+`, `exceeds the available context size`, `greater than the context length`,
 		`context window exceeds limit`, `exceeded model token limit`,
 		`too large for model with \d+ maximum context length`, `model_context_window_exceeded`,
+		`prompt too long; exceeded (?:max )?context length`,
 		`context[_ ]length[_ ]exceeded`, `too many tokens`, `token limit exceeded`,
-		`^4(00|13)\s*(status code)?\s*\(no body\)`,
+		`^4(?:00|13)\s*(?:status code)?\s*\(no body\)`,
 	} {
 		out = append(out, regexp.MustCompile(`(?i)`+p))
 	}
 	return out
 }()
 
-// Overflow is pi-ai's isContextOverflow: an error turn whose errorMessage matches one of the
-// overflow patterns, or a silent overflow (a "stop" turn whose input plus cache reads exceed the
-// window). It returns what matched, "" for none.
-func Overflow(m hygiene.Message, window int) string {
-	switch hygiene.StopReason(m) {
-	case "error":
-		msg, _ := hygiene.Str(m, "errorMessage")
-		for _, re := range overflowPatterns {
-			if re.MatchString(msg) {
-				return re.String()[4:]
+var nonOverflowPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^(Throttling error|Service unavailable):`),
+	regexp.MustCompile(`(?i)rate limit`),
+	regexp.MustCompile(`(?i)too many requests`),
+}
+
+// Overflow is isContextOverflow (2026.6.11): an error turn whose errorMessage matches an
+// overflow pattern and no rate-limit pattern; a silent overflow (a "stop" turn whose input
+// plus cache reads exceed the window); or a "length" turn with no output that filled 99% of
+// the window. It returns what matched ("" for none), and an error where OpenClaw's check
+// throws (a stop or length turn without usage).
+func Overflow(m hygiene.Message, window int) (string, error) {
+	if hygiene.StopReason(m) == "error" {
+		if msg, ok := m["errorMessage"].(string); ok && msg != "" {
+			rate := false
+			for _, re := range nonOverflowPatterns {
+				rate = rate || re.MatchString(msg)
 			}
-		}
-	case "stop":
-		if u, ok := m["usage"].(map[string]any); ok && window > 0 {
-			in, _ := hygiene.Num(u, "input")
-			cr, _ := hygiene.Num(u, "cacheRead")
-			if in+cr > float64(window) {
-				return "silent overflow: input + cacheRead > context window"
+			for _, re := range overflowPatterns {
+				if !rate && re.MatchString(msg) {
+					return re.String()[4:], nil
+				}
 			}
 		}
 	}
-	return ""
+	usageNum := func(k string) (float64, error) {
+		u, has := m["usage"]
+		if !has || u == nil {
+			return 0, errThrows
+		}
+		um, _ := u.(map[string]any)
+		v, p := um[k]
+		return jsToNumber(v, p), nil
+	}
+	if window != 0 && hygiene.StopReason(m) == "stop" {
+		in, err := usageNum("input")
+		if err != nil {
+			return "", err
+		}
+		cr, _ := usageNum("cacheRead")
+		if in+cr > float64(window) {
+			return "silent overflow: input + cacheRead > context window", nil
+		}
+	}
+	if window != 0 && hygiene.StopReason(m) == "length" {
+		out, err := usageNum("output")
+		if err != nil {
+			return "", err
+		}
+		if out == 0 {
+			in, _ := usageNum("input")
+			cr, _ := usageNum("cacheRead")
+			if in+cr >= float64(window)*0.99 {
+				return "length stop with no output at a full context window", nil
+			}
+		}
+	}
+	return "", nil
 }

@@ -27,7 +27,7 @@ func CheckPairing(msgs []Message) error {
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		if Role(m) == "toolResult" {
-			return fmt.Errorf("message %d (%s): orphan tool result %q", i, Ref(m), ResultID(m, false))
+			return fmt.Errorf("message %d (%s): orphan tool result %q", i, Ref(m), ResultID(m))
 		}
 		calls := ToolCalls(m)
 		if len(calls) == 0 {
@@ -40,7 +40,7 @@ func CheckPairing(msgs []Message) error {
 		got := map[string]bool{}
 		j := i + 1
 		for ; j < len(msgs) && Role(msgs[j]) == "toolResult"; j++ {
-			id := ResultID(msgs[j], false)
+			id := ResultID(msgs[j])
 			if !want[id] {
 				return fmt.Errorf("message %d (%s): tool result %q answers no call of %s", j, Ref(msgs[j]), id, Ref(m))
 			}
@@ -59,21 +59,11 @@ func CheckPairing(msgs []Message) error {
 	return nil
 }
 
-// CheckAnthropic: every tool call followed by its results, no orphan results, no consecutive
-// user turns in the history OpenClaw hands to pi-ai (failed assistants still in place: whether
-// the provider adapter later skips them is its business).
-func CheckAnthropic(msgs []Message) error {
-	if err := CheckPairing(msgs); err != nil {
-		return err
-	}
-	s := msgs
-	for i := 1; i < len(s); i++ {
-		if Role(s[i]) == "user" && Role(s[i-1]) == "user" {
-			return fmt.Errorf("messages %d and %d (%s, %s): consecutive user turns", i-1, i, Ref(s[i-1]), Ref(s[i]))
-		}
-	}
-	return nil
-}
+// CheckAnthropic: every tool call followed by its results and no orphan results (failed
+// assistants left out: pi-ai skips them). Consecutive user turns are allowed: the Messages
+// API joins them, and OpenClaw sends them after every compaction (the summary, converted to
+// a user message, followed by the kept user turn).
+func CheckAnthropic(msgs []Message) error { return CheckPairing(msgs) }
 
 // CheckGemini: the history starts with a user turn and model turns alternate (no two
 // assistant messages in a row).
@@ -104,7 +94,7 @@ func CheckMistral(msgs []Message) error {
 			}
 		}
 		if Role(m) == "toolResult" {
-			if id := ResultID(m, false); !mistralID.MatchString(id) {
+			if id := ResultID(m); !mistralID.MatchString(id) {
 				return fmt.Errorf("message %d (%s): tool result id %q is not 9 alphanumerics", i, Ref(m), id)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -124,64 +125,83 @@ func withContent(m Message, content any) Message {
 	return c
 }
 
-// pairingCallTypes are the tool-call block types pairing and id code recognise (§4.1).
+// pairingCallTypes are the tool-call block types pairing and id code recognise.
 var pairingCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true}
-
-// pairingCall returns v as a tool-call block that pairing recognises (a pairingCallTypes type
-// and a non-empty string id) and its id; ok is false for any other value.
-func pairingCall(v any) (b map[string]any, id string, ok bool) {
-	b, ok = Block(v)
-	t, _ := Str(b, "type")
-	id, _ = Str(b, "id")
-	return b, id, ok && pairingCallTypes[t] && id != ""
-}
-
-// rawCallTypes are all tool-call spellings the input check looks at (§4.1).
-var rawCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true,
-	"tool_use": true, "tool_call": true, "function_call": true}
 
 // ToolCall is one tool call of an assistant as pairing sees it.
 type ToolCall struct {
 	ID, Name string
+	HasName  bool // name was a string
 }
 
-// ToolCalls returns the tool calls of an assistant message that pairing recognises: blocks
-// typed toolCall, toolUse or functionCall with a non-empty string id.
-func ToolCalls(m Message) []ToolCall {
-	if Role(m) != "assistant" {
-		return nil
-	}
-	bl, _ := Blocks(m)
+// toolCalls is extractToolCallsFromAssistant: blocks typed toolCall, toolUse or functionCall
+// with a non-empty string id.
+func toolCalls(m Message) []ToolCall {
+	bl, _ := m["content"].([]any)
 	var out []ToolCall
 	for _, v := range bl {
-		b, id, ok := pairingCall(v)
+		b, ok := v.(map[string]any)
 		if !ok {
 			continue
 		}
-		name, _ := Str(b, "name")
-		out = append(out, ToolCall{ID: id, Name: name})
+		id, ok := b["id"].(string)
+		if !ok || id == "" || !pairingCallTypes[str(b["type"])] {
+			continue
+		}
+		name, hasName := b["name"].(string)
+		out = append(out, ToolCall{ID: id, Name: name, HasName: hasName})
 	}
 	return out
 }
 
-// ResultID returns the id a toolResult answers. The classic code reads toolCallId then
-// toolUseId; newest reads more spellings, trimmed.
-func ResultID(m Message, newest bool) string {
-	keys := []string{"toolCallId", "toolUseId"}
-	if newest {
-		keys = append(keys, "tool_call_id", "tool_use_id", "callId", "call_id")
+// ToolCalls returns the tool calls of an assistant message that pairing recognises.
+func ToolCalls(m Message) []ToolCall {
+	if Role(m) != "assistant" {
+		return nil
 	}
-	for _, k := range keys {
-		if s, ok := Str(m, k); ok {
-			if newest {
-				s = strings.TrimSpace(s)
-			}
-			if s != "" {
-				return s
-			}
+	return toolCalls(m)
+}
+
+// resultID is extractToolResultId of release r: from 2026.6.11 the first non-empty trimmed
+// value of toolCallId, toolUseId, tool_call_id, tool_use_id, callId, call_id; before, a
+// non-empty toolCallId, else toolUseId.
+func resultID(m Message, r Release) string {
+	if ids := resultIDs(m); r.atLeast(Release20260611) {
+		if len(ids) > 0 {
+			return ids[0]
+		}
+		return ""
+	}
+	for _, k := range []string{"toolCallId", "toolUseId"} {
+		if s, ok := m[k].(string); ok && s != "" {
+			return s
 		}
 	}
 	return ""
+}
+
+// resultIDs is extractToolResultIds.
+func resultIDs(m Message) []string {
+	var ids []string
+	for _, k := range resultIDFields {
+		s, ok := m[k].(string)
+		if !ok {
+			continue
+		}
+		if id := jsTrim(s); id != "" && !isOneOf(id, ids) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// ResultID returns the tool-call id a toolResult answers (as OpenClaw 2026.6.11 reads it).
+func ResultID(m Message) string { return resultID(m, DefaultRelease) }
+
+// same reports whether a and b are the same message object (OpenClaw's sanitizers return the
+// very object they were given when they change nothing).
+func same(a, b Message) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // StopReason returns an assistant's stopReason.

@@ -1,62 +1,55 @@
 package hygiene
 
 import (
-	"fmt"
+	"regexp"
 	"strings"
 )
 
-// Era selects which generation of OpenClaw's provider matrix Resolve follows.
-type Era string
-
-const (
-	// EraSingleFile is the later single-file transcript-policy.ts (spec §5.4), the default.
-	EraSingleFile Era = "single-file"
-	// EraAntigravity is the older "antigravity era" matrix (spec §5.3).
-	EraAntigravity Era = "antigravity"
-)
-
-// Eras lists the accepted --policy-era values.
-var Eras = []Era{EraSingleFile, EraAntigravity}
-
-// ParseEra returns the Era named s ("" is the default).
-func ParseEra(s string) (Era, error) {
-	if s == "" {
-		return EraSingleFile, nil
-	}
-	for _, e := range Eras {
-		if string(e) == s {
-			return e, nil
-		}
-	}
-	return "", fmt.Errorf("unknown policy era %q (want single-file or antigravity)", s)
-}
-
-// ThoughtSignatures configures thought-signature stripping (§6.2).
+// ThoughtSignatures configures thought-signature stripping of sanitizeSessionMessagesImages.
 type ThoughtSignatures struct {
 	AllowBase64Only  bool `json:"allow_base64_only"`
 	IncludeCamelCase bool `json:"include_camel_case"`
 }
 
-// Policy is the resolved transcript policy (spec §5.2).
+// Policy is OpenClaw's resolved transcript policy (resolveTranscriptPolicy, src/agents/
+// transcript-policy.ts): the provider plugin's buildReplayPolicy merged over the defaults, or
+// the core fallback for providers no bundled plugin owns. The json names follow OpenClaw's.
 type Policy struct {
-	Era                          Era                `json:"era"`
-	Provider                     string             `json:"provider"` // normalized
-	API                          string             `json:"api"`
-	Model                        string             `json:"model"`
-	Family                       []string           `json:"family"` // detections that matched
-	SanitizeMode                 string             `json:"sanitize_mode"`
-	SanitizeToolCallIDs          bool               `json:"sanitize_tool_call_ids"`
-	ToolCallIDMode               string             `json:"tool_call_id_mode,omitempty"`
-	RepairToolUseResultPairing   bool               `json:"repair_tool_use_result_pairing"`
-	PreserveSignatures           bool               `json:"preserve_signatures"`
-	SanitizeThoughtSignatures    *ThoughtSignatures `json:"sanitize_thought_signatures,omitempty"`
-	NormalizeAntigravityThinking bool               `json:"normalize_antigravity_thinking_blocks"`
-	DropThinkingBlocks           bool               `json:"drop_thinking_blocks"`
-	ApplyGoogleTurnOrdering      bool               `json:"apply_google_turn_ordering"`
-	ValidateGeminiTurns          bool               `json:"validate_gemini_turns"`
-	ValidateAnthropicTurns       bool               `json:"validate_anthropic_turns"`
-	AllowSyntheticToolResults    bool               `json:"allow_synthetic_tool_results"`
-	OpenAIResponses              bool               `json:"openai_responses_reasoning"` // §6.7 runs
+	Release                           Release            `json:"release"`
+	Provider                          string             `json:"provider"` // normalized
+	API                               string             `json:"api"`
+	Model                             string             `json:"model"`
+	Owner                             string             `json:"owner"` // plugin whose buildReplayPolicy applied, "" for the core fallback
+	SanitizeMode                      string             `json:"sanitizeMode"`
+	SanitizeToolCallIDs               bool               `json:"sanitizeToolCallIds"`
+	ToolCallIDMode                    string             `json:"toolCallIdMode,omitempty"`
+	DuplicateToolCallIDStyle          string             `json:"duplicateToolCallIdStyle,omitempty"`
+	PreserveNativeAnthropicToolUseIDs bool               `json:"preserveNativeAnthropicToolUseIds"`
+	RepairToolUseResultPairing        bool               `json:"repairToolUseResultPairing"`
+	PreserveSignatures                bool               `json:"preserveSignatures"`
+	SanitizeThoughtSignatures         *ThoughtSignatures `json:"sanitizeThoughtSignatures,omitempty"`
+	DropThinkingBlocks                bool               `json:"dropThinkingBlocks"`
+	DropReasoningFromHistory          bool               `json:"dropReasoningFromHistory"`
+	ApplyGoogleTurnOrdering           bool               `json:"applyGoogleTurnOrdering"`
+	ValidateGeminiTurns               bool               `json:"validateGeminiTurns"`
+	ValidateAnthropicTurns            bool               `json:"validateAnthropicTurns"`
+	AllowSyntheticToolResults         bool               `json:"allowSyntheticToolResults"`
+	// GoogleReplayHook: the owning plugin's sanitizeReplayHistory prepends the Google
+	// bootstrap turn (the google-gemini replay family).
+	GoogleReplayHook bool `json:"googleReplayHook"`
+}
+
+// Model is what the replay knows about the target model besides provider, api and id: the
+// fields OpenClaw's policy reads from the resolved model object.
+type Model struct {
+	Provider string
+	API      string
+	ID       string
+	// Reasoning is model.reasoning: a reasoning model keeps reasoning content on replay
+	// through strict OpenAI-compatible transports.
+	Reasoning bool
+	// NoReasoningEffort is model.compat.supportsReasoningEffort === false.
+	NoReasoningEffort bool
 }
 
 var providerAliases = map[string]string{
@@ -70,145 +63,296 @@ var providerAliases = map[string]string{
 	"bytedance": "volcengine", "doubao": "volcengine",
 }
 
-// NormalizeProvider lowercases, trims and applies OpenClaw's provider aliases (§5.1).
+// NormalizeProvider lowercases, trims and applies OpenClaw's provider aliases
+// (normalizeProviderId).
 func NormalizeProvider(p string) string {
-	p = strings.ToLower(strings.TrimSpace(p))
+	p = strings.ToLower(jsTrim(p))
 	if a, ok := providerAliases[p]; ok {
 		return a
 	}
 	return p
 }
 
-// IsGoogleAPI is the newest isGoogleModelApi: the api contains "google" or "gemini".
+// pluginOwner is the bundled plugin whose replay hooks own a normalized provider id. Only the
+// plugins that define buildReplayPolicy are listed: a plugin without one gets the core
+// fallback, exactly like a provider no plugin owns (amazon-bedrock and moonshot ship as
+// separate packages in 2026.6.11 and are not bundled).
+var pluginOwner = map[string]string{
+	"anthropic":         "anthropic",
+	"openai":            "openai",
+	"google":            "google",
+	"google-gemini-cli": "google",
+	"google-vertex":     "google",
+	"mistral":           "mistral",
+	"openrouter":        "openrouter",
+}
+
+// Resolve is resolveTranscriptPolicy of release r for the target model.
+func Resolve(m Model, r Release) Policy {
+	p := defaultPolicy()
+	p.Release, p.Provider, p.API, p.Model = r.orDefault(), NormalizeProvider(m.Provider), m.API, m.ID
+	owner := pluginOwner[p.Provider]
+	p.Owner = owner
+	var hook policyPatch
+	switch owner {
+	case "anthropic":
+		hook = nativeAnthropicPolicy(m.ID)
+	case "openai":
+		hook = openAIPolicy(m.API)
+	case "google":
+		hook = googleGeminiPolicy()
+		p.GoogleReplayHook = true
+	case "mistral":
+		hook = policyPatch{sanitizeToolCallIDs: ptr(true), toolCallIDMode: "strict9"}
+	case "openrouter":
+		hook = passthroughGeminiPolicy(m.ID)
+		if openRouterMistral(m.ID) {
+			hook.sanitizeToolCallIDs, hook.toolCallIDMode = ptr(true), "strict9"
+		}
+	default:
+		hook = unownedFallback(m)
+	}
+	hook.apply(&p)
+	return p
+}
+
+func defaultPolicy() Policy {
+	return Policy{SanitizeMode: "images-only", RepairToolUseResultPairing: true}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// policyPatch is a plugin's partial policy, merged as mergeTranscriptPolicy does: a field
+// left nil (or "") keeps the default.
+type policyPatch struct {
+	sanitizeMode                                                   string
+	sanitizeToolCallIDs                                            *bool
+	toolCallIDMode, duplicateStyle                                 string
+	preserveNativeAnthropicIDs, repairPairing, preserveSignatures  *bool
+	thoughtSignatures                                              *ThoughtSignatures
+	dropThinking, dropReasoning, googleOrdering, gemini, anthropic *bool
+	allowSynthetic                                                 *bool
+}
+
+func (h policyPatch) apply(p *Policy) {
+	if h.sanitizeMode != "" {
+		p.SanitizeMode = h.sanitizeMode
+	}
+	set := func(dst *bool, v *bool) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&p.SanitizeToolCallIDs, h.sanitizeToolCallIDs)
+	if h.toolCallIDMode != "" {
+		p.ToolCallIDMode = h.toolCallIDMode
+	}
+	if h.duplicateStyle != "" {
+		p.DuplicateToolCallIDStyle = h.duplicateStyle
+	}
+	set(&p.PreserveNativeAnthropicToolUseIDs, h.preserveNativeAnthropicIDs)
+	set(&p.RepairToolUseResultPairing, h.repairPairing)
+	set(&p.PreserveSignatures, h.preserveSignatures)
+	if h.thoughtSignatures != nil {
+		p.SanitizeThoughtSignatures = h.thoughtSignatures
+	}
+	set(&p.DropThinkingBlocks, h.dropThinking)
+	set(&p.DropReasoningFromHistory, h.dropReasoning)
+	set(&p.ApplyGoogleTurnOrdering, h.googleOrdering)
+	set(&p.ValidateGeminiTurns, h.gemini)
+	set(&p.ValidateAnthropicTurns, h.anthropic)
+	set(&p.AllowSyntheticToolResults, h.allowSynthetic)
+}
+
+var base64OnlyCamel = &ThoughtSignatures{AllowBase64Only: true, IncludeCamelCase: true}
+
+// strictAnthropicPolicy is buildStrictAnthropicReplayPolicy.
+func strictAnthropicPolicy(sanitizeIDs, preserveNative, dropThinking bool) policyPatch {
+	h := policyPatch{sanitizeMode: "full", preserveSignatures: ptr(true), repairPairing: ptr(true),
+		anthropic: ptr(true), allowSynthetic: ptr(true)}
+	if sanitizeIDs {
+		h.sanitizeToolCallIDs, h.toolCallIDMode = ptr(true), "strict"
+		if preserveNative {
+			h.preserveNativeAnthropicIDs = ptr(true)
+		}
+	}
+	if dropThinking {
+		h.dropThinking = ptr(true)
+	}
+	return h
+}
+
+// nativeAnthropicPolicy is buildNativeAnthropicReplayPolicyForModel.
+func nativeAnthropicPolicy(modelID string) policyPatch {
+	id := strings.ToLower(modelID)
+	return strictAnthropicPolicy(true, true, strings.Contains(id, "claude") && !preservesThinkingBlocks(modelID))
+}
+
+var claudeGen = regexp.MustCompile(`claude-[5-9]|claude-\d{2,}`)
+
+// preservesThinkingBlocks is shouldPreserveThinkingBlocks: Claude models that keep thinking
+// blocks in context natively (Fable 5, Opus/Sonnet/Haiku 4.x and later).
+func preservesThinkingBlocks(modelID string) bool {
+	id := strings.ToLower(jsTrim(modelID))
+	if !strings.Contains(id, "claude") {
+		return false
+	}
+	for _, s := range []string{"fable-5", "opus-4", "sonnet-4", "haiku-4"} {
+		if strings.Contains(id, s) {
+			return true
+		}
+	}
+	return claudeGen.MatchString(id)
+}
+
+// openAIPolicy is the openai plugin's buildOpenAIReplayPolicy.
+func openAIPolicy(api string) policyPatch {
+	h := policyPatch{sanitizeMode: "images-only", googleOrdering: ptr(false), gemini: ptr(false), anthropic: ptr(false)}
+	if ResponsesFamily(api) {
+		h.allowSynthetic = ptr(true)
+	}
+	if api == "openai-completions" {
+		h.sanitizeToolCallIDs, h.toolCallIDMode = ptr(true), "strict"
+	} else {
+		h.sanitizeToolCallIDs = ptr(false)
+	}
+	return h
+}
+
+// googleGeminiPolicy is buildGoogleGeminiReplayPolicy.
+func googleGeminiPolicy() policyPatch {
+	return policyPatch{sanitizeMode: "full", sanitizeToolCallIDs: ptr(true), toolCallIDMode: "strict",
+		thoughtSignatures: base64OnlyCamel, repairPairing: ptr(true), googleOrdering: ptr(true),
+		gemini: ptr(true), anthropic: ptr(false), allowSynthetic: ptr(true)}
+}
+
+// passthroughGeminiPolicy is buildPassthroughGeminiSanitizingReplayPolicy.
+func passthroughGeminiPolicy(modelID string) policyPatch {
+	h := policyPatch{googleOrdering: ptr(false), gemini: ptr(false), anthropic: ptr(false)}
+	if strings.Contains(strings.ToLower(jsTrim(modelID)), "gemini") {
+		h.thoughtSignatures = base64OnlyCamel
+	}
+	return h
+}
+
+var openRouterMistralPrefixes = []string{"mistralai/", "mistral/", "mistral-", "codestral-", "devstral-",
+	"ministral-", "mixtral-", "pixtral-", "voxtral-"}
+
+// openRouterMistral is isOpenRouterMistralModelId: a Mistral model routed through OpenRouter
+// (the id lowercased, without an "openrouter/" prefix, starts with a Mistral prefix).
+func openRouterMistral(modelID string) bool {
+	id := strings.TrimPrefix(strings.ToLower(jsTrim(modelID)), "openrouter/")
+	for _, p := range openRouterMistralPrefixes {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsGoogleAPI is isGoogleModelApi of transcript-policy: the api contains "google" or "gemini".
 func IsGoogleAPI(api string) bool {
 	a := strings.ToLower(api)
 	return strings.Contains(a, "google") || strings.Contains(a, "gemini")
 }
 
-var mistralHints = []string{"mistral", "mixtral", "codestral", "pixtral", "devstral", "ministral", "mistralai"}
-
-// Detection is the provider-family detection of §5.1.
-type Detection struct {
-	OpenAI, Google, Anthropic, Mistral, MiniMax, OpenRouterGemini, CopilotClaude,
-	StrictOpenAICompatible, AntigravityClaude bool
+// isAnthropicAPI is isAnthropicApi.
+func isAnthropicAPI(api string) bool {
+	return api == "anthropic-messages" || api == "bedrock-converse-stream"
 }
 
-// Detect classifies provider, api and model as §5.1 does (newest forms).
-func Detect(provider, api, model string) Detection {
-	p := NormalizeProvider(provider)
-	m := strings.ToLower(model)
-	a := strings.TrimSpace(api)
-	var d Detection
-	d.OpenAI = p == "openai" || p == "openai-codex" ||
-		(p == "" && (a == "openai" || a == "openai-completions" || a == "openai-responses" || a == "openai-codex-responses"))
-	d.Google = IsGoogleAPI(a)
-	d.Anthropic = a == "anthropic-messages" || p == "anthropic" || a == "bedrock-converse-stream" || p == "amazon-bedrock"
-	d.Mistral = p == "mistral"
-	for _, h := range mistralHints {
-		if strings.Contains(m, h) {
-			d.Mistral = true
+// ResponsesFamily reports the OpenAI Responses apis (their synthetic tool results say
+// "aborted" and they get the Responses-only repairs).
+func ResponsesFamily(api string) bool {
+	return api == "openai-responses" || api == "openai-chatgpt-responses" || api == "azure-openai-responses"
+}
+
+var claudeFamily = regexp.MustCompile(`(?:^|[./:_-])claude(?:$|[./:_-])`)
+
+// reasoningContentReplayModels need their reasoning content replayed
+// (REASONING_CONTENT_REPLAY_MODEL_IDS).
+var reasoningContentReplayModels = map[string]bool{
+	"kimi-for-coding": true, "kimi-k2.5": true, "kimi-k2.6": true, "kimi-k2.7-code": true,
+	"kimi-k2-thinking": true, "kimi-k2-thinking-turbo": true, "mimo-v2-pro": true,
+	"mimo-v2-omni": true, "mimo-v2.5": true, "mimo-v2.5-pro": true, "mimo-v2.6-pro": true,
+}
+
+func requiresReasoningContentReplay(modelID string) bool {
+	id := strings.ToLower(jsTrim(modelID))
+	if id == "" {
+		return false
+	}
+	var parts []string
+	for _, s := range strings.Split(id, "/") {
+		if s != "" {
+			parts = append(parts, s)
 		}
 	}
-	d.MiniMax = p == "minimax" || p == "minimax-cn" || strings.Contains(m, "minimax")
-	d.OpenRouterGemini = (p == "openrouter" || p == "opencode" || p == "kilocode") && strings.Contains(m, "gemini")
-	d.CopilotClaude = p == "github-copilot" && strings.Contains(m, "claude")
-	d.StrictOpenAICompatible = a == "openai-completions" && !d.OpenAI && p != "openrouter" && p != "opencode"
-	d.AntigravityClaude = (p == "google-antigravity" || strings.ToLower(a) == "google-antigravity") && strings.Contains(m, "claude")
-	return d
-}
-
-func (d Detection) names() []string {
-	var out []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{d.OpenAI, "openai"}, {d.Google, "google"}, {d.Anthropic, "anthropic"}, {d.Mistral, "mistral"},
-		{d.MiniMax, "minimax"}, {d.OpenRouterGemini, "openrouter-gemini"}, {d.CopilotClaude, "copilot-claude"},
-		{d.StrictOpenAICompatible, "strict-openai-compatible"}, {d.AntigravityClaude, "antigravity-claude"}} {
-		if x.on {
-			out = append(out, x.name)
+	final := id
+	if len(parts) > 0 {
+		final = parts[len(parts)-1]
+	}
+	cands := []string{final}
+	var colon []string
+	for _, s := range strings.Split(final, ":") {
+		if s != "" {
+			colon = append(colon, s)
 		}
 	}
-	return out
-}
-
-// Resolve is resolveTranscriptPolicy for the given era.
-func Resolve(provider, api, model string, era Era) Policy {
-	d := Detect(provider, api, model)
-	p := Policy{Era: era, Provider: NormalizeProvider(provider), API: api, Model: model, Family: d.names()}
-	if p.Family == nil {
-		p.Family = []string{}
+	if len(colon) > 1 {
+		cands = append(cands, colon[0], colon[len(colon)-1])
 	}
-	switch era {
-	case EraAntigravity:
-		resolveAntigravity(&p, d)
-	default:
-		p.Era = EraSingleFile
-		resolveSingleFile(&p, d)
-	}
-	p.OpenAIResponses = api == "openai-responses" || api == "openai-codex-responses"
-	return p
-}
-
-// resolveSingleFile is the §5.4 matrix.
-func resolveSingleFile(p *Policy, d Detection) {
-	p.RepairToolUseResultPairing = true
-	p.SanitizeToolCallIDs = (d.Google || d.Mistral || d.Anthropic || d.MiniMax) && !d.OpenAI
-	if p.SanitizeToolCallIDs {
-		p.ToolCallIDMode = "strict"
-		if d.Mistral {
-			p.ToolCallIDMode = "strict9"
+	for _, c := range cands {
+		if reasoningContentReplayModels[c] {
+			return true
 		}
 	}
-	if (d.OpenRouterGemini || d.Google) && !d.OpenAI {
-		p.SanitizeThoughtSignatures = &ThoughtSignatures{AllowBase64Only: true, IncludeCamelCase: true}
-	}
-	p.DropThinkingBlocks = d.CopilotClaude
-	p.ApplyGoogleTurnOrdering = d.Google && !d.OpenAI
-	p.ValidateGeminiTurns = p.ApplyGoogleTurnOrdering
-	p.ValidateAnthropicTurns = !d.OpenAI && (d.Anthropic || d.StrictOpenAICompatible)
-	p.AllowSyntheticToolResults = !d.OpenAI && (d.Google || d.Anthropic)
-	switch {
-	case d.OpenAI:
-		p.SanitizeMode = "images-only"
-	case d.Google || d.Anthropic || d.Mistral || d.OpenRouterGemini:
-		p.SanitizeMode = "full"
-	default:
-		p.SanitizeMode = "images-only"
-	}
+	return false
 }
 
-// resolveAntigravity is the §5.3 matrix. Rows are checked in table order; Mistral wins the
-// id mode and a Google api still gets Google ordering.
-func resolveAntigravity(p *Policy, d Detection) {
-	p.SanitizeMode = "images-only"
-	switch {
-	case d.OpenAI:
-		return
-	case d.Google:
-		p.SanitizeMode = "full"
-		p.SanitizeToolCallIDs, p.ToolCallIDMode = true, "strict"
-		p.RepairToolUseResultPairing = true
-		p.ApplyGoogleTurnOrdering, p.ValidateGeminiTurns = true, true
-		p.AllowSyntheticToolResults = true
-		if d.AntigravityClaude {
-			p.PreserveSignatures = true
-			p.NormalizeAntigravityThinking = true
+// unownedFallback is buildUnownedProviderTransportReplayFallback: the policy of a provider no
+// bundled plugin owns, from its transport api alone.
+func unownedFallback(m Model) policyPatch {
+	google, anthropic := IsGoogleAPI(m.API), isAnthropicAPI(m.API)
+	strictOpenAI := m.API == "openai-completions"
+	openAIIDs := strictOpenAI || ResponsesFamily(m.API)
+	var h policyPatch
+	if !google && !anthropic && !strictOpenAI && !openAIIDs {
+		return h
+	}
+	id := strings.ToLower(jsTrim(m.ID))
+	claudeResponses := ResponsesFamily(m.API) && claudeFamily.MatchString(id)
+	if google || anthropic {
+		h.sanitizeMode = "full"
+	}
+	if google || anthropic || openAIIDs {
+		h.sanitizeToolCallIDs, h.toolCallIDMode = ptr(true), "strict"
+	}
+	if anthropic {
+		h.preserveSignatures = ptr(true)
+		if strings.Contains(id, "claude") {
+			h.dropThinking = ptr(!preservesThinkingBlocks(id))
 		}
-	case d.Anthropic:
-		p.SanitizeMode = "full"
-		p.RepairToolUseResultPairing = true
-		p.ValidateAnthropicTurns = true
-		p.AllowSyntheticToolResults = true
-	case d.Mistral:
-		p.SanitizeMode = "full"
-	case d.OpenRouterGemini:
-		p.SanitizeMode = "full"
-		p.SanitizeThoughtSignatures = &ThoughtSignatures{AllowBase64Only: true, IncludeCamelCase: true}
+		if m.NoReasoningEffort {
+			h.dropThinking = ptr(true)
+		}
 	}
-	if d.Mistral {
-		p.SanitizeToolCallIDs, p.ToolCallIDMode = true, "strict9"
+	if google {
+		h.thoughtSignatures = base64OnlyCamel
 	}
+	if strictOpenAI {
+		h.dropReasoning = ptr(!(m.Reasoning || requiresReasoningContentReplay(m.ID)))
+	}
+	if google || strictOpenAI {
+		h.googleOrdering, h.gemini = ptr(true), ptr(true)
+	}
+	if anthropic || strictOpenAI || claudeResponses {
+		h.anthropic = ptr(true)
+	}
+	if google || anthropic || ResponsesFamily(m.API) {
+		h.allowSynthetic = ptr(true)
+	}
+	return h
 }
 
 // DefaultAPI guesses the api a provider's models use when --api is not given.
@@ -224,12 +368,17 @@ func DefaultAPI(provider string) string {
 		return "google-vertex"
 	case "google-gemini-cli":
 		return "google-gemini-cli"
-	case "google-antigravity":
-		return "google-antigravity"
 	case "openai":
 		return "openai-responses"
-	case "openai-codex":
-		return "openai-codex-responses"
 	}
 	return "openai-completions"
+}
+
+// signedThinkingProviders own signed thinking blocks (providerRequiresSignedThinking).
+var signedThinkingProviders = map[string]bool{"anthropic": true, "amazon-bedrock": true, "anthropic-vertex": true}
+
+// allowProviderOwnedThinkingReplay is shouldAllowProviderOwnedThinkingReplay.
+func (p Policy) allowProviderOwnedThinkingReplay() bool {
+	owned := p.PreserveSignatures || signedThinkingProviders[p.Provider]
+	return isAnthropicAPI(p.API) && p.ValidateAnthropicTurns && owned && !p.DropThinkingBlocks
 }

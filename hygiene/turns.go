@@ -5,178 +5,304 @@ import (
 	"strings"
 )
 
-// Turn-ordering constants (§6.9, §6.10).
+// Turn-ordering constants.
 const (
 	GoogleBootstrapText = "(session bootstrap)"
 	ToolCallsOmitted    = "[tool calls omitted]"
 )
 
-// GoogleTurnOrdering prepends the "(session bootstrap)" user turn when the history starts
-// with an assistant (§6.9).
+// GoogleTurnOrdering is sanitizeGoogleAssistantFirstOrdering: a history that starts with an
+// assistant gets a "(session bootstrap)" user turn in front (unless it already starts with
+// that turn).
 func GoogleTurnOrdering(msgs []Message, nowMs int64) ([]Message, Step) {
 	st := Step{Name: "google-turn-ordering"}
 	if len(msgs) == 0 || Role(msgs[0]) != "assistant" {
 		return msgs, st
 	}
 	boot := Message{"role": "user", "content": GoogleBootstrapText, "timestamp": json.Number(itoa(nowMs)), RefKey: "bootstrap"}
-	st.note("prepended user %q before the leading assistant %s", GoogleBootstrapText, Ref(msgs[0]))
+	st.note("user %q prepended before the leading assistant %s", GoogleBootstrapText, Ref(msgs[0]))
 	return append([]Message{boot}, msgs...), st
 }
 
-// contentArray returns content as an array; a string becomes one text block when
-// stringToText is set (newer builds) and nothing otherwise (the classic merge bug).
-func contentArray(m Message, stringToText bool) []any {
-	switch c := m["content"].(type) {
-	case []any:
-		return c
-	case string:
-		if stringToText {
-			return []any{map[string]any{"type": "text", "text": c}}
+// mergeTurns is validateTurnsWithConsecutiveMerge: a message of role that follows a pushed
+// message of the same role is merged into it. Role-less messages are pushed without updating
+// the remembered role (so [A, {no role}, A] merges the second A into the role-less slot, as
+// OpenClaw does).
+func mergeTurns(msgs []Message, role string, merge func(prev, cur Message) Message, st *Step) []Message {
+	if len(msgs) == 0 {
+		return msgs
+	}
+	out := make([]Message, 0, len(msgs))
+	last := ""
+	for _, m := range msgs {
+		if m == nil {
+			out = append(out, m)
+			continue
 		}
+		r := Role(m)
+		if r == "" {
+			out = append(out, m)
+			continue
+		}
+		if r == last && last == role && len(out) > 0 && out[len(out)-1] != nil {
+			prev := out[len(out)-1]
+			out[len(out)-1] = merge(prev, m)
+			st.note("%s: merged into the previous %s %s", Ref(m), role, Ref(prev))
+			continue
+		}
+		out = append(out, m)
+		last = r
+	}
+	return out
+}
+
+func arrayOrEmpty(v any) []any {
+	if a, ok := v.([]any); ok {
+		return a
 	}
 	return nil
 }
 
-// ValidateGeminiTurns merges consecutive assistant messages (§6.10).
+// mergeAssistants is mergeConsecutiveAssistantTurns.
+func mergeAssistants(prev, cur Message) Message {
+	m := clone(prev)
+	m["content"] = append(append([]any{}, arrayOrEmpty(prev["content"])...), arrayOrEmpty(cur["content"])...)
+	for _, k := range []string{"usage", "stopReason", "errorMessage"} {
+		if truthy(cur[k]) {
+			m[k] = cur[k]
+		}
+	}
+	m[RefKey] = mergedRef(Ref(prev), Ref(cur))
+	return m
+}
+
+// mergeUsers is mergeConsecutiveUserTurns: the later message's fields, both contents (a string
+// becomes a text block from 2026.6.11; before, it contributes nothing) and the later
+// timestamp, else the earlier one.
+func mergeUsers(r Release) func(prev, cur Message) Message {
+	content := func(v any) []any {
+		if s, ok := v.(string); ok && r.atLeast(Release20260611) {
+			return []any{textBlock(s)}
+		}
+		return arrayOrEmpty(v)
+	}
+	return func(prev, cur Message) Message {
+		m := clone(cur)
+		m["content"] = append(append([]any{}, content(prev["content"])...), content(cur["content"])...)
+		if cur["timestamp"] == nil {
+			if ts, ok := prev["timestamp"]; ok {
+				m["timestamp"] = ts
+			} else {
+				delete(m, "timestamp")
+			}
+		}
+		m[RefKey] = mergedRef(Ref(prev), Ref(cur))
+		return m
+	}
+}
+
+// ValidateGeminiTurns is validateGeminiTurns: consecutive assistant messages are merged.
 func ValidateGeminiTurns(msgs []Message) ([]Message, Step) {
 	st := Step{Name: "gemini-turns"}
-	var out []Message
-	last := ""
-	own := -1 // index in out of a merged message this function built (safe to extend in place)
-	for _, m := range msgs {
-		role := Role(m)
-		if role == "" {
-			out = append(out, m) // role-less: pushed, remembered role unchanged (JS quirk)
-			continue
-		}
-		if role == "assistant" && last == "assistant" && len(out) > 0 {
-			prev := out[len(out)-1]
-			merged := prev
-			if own != len(out)-1 {
-				merged = clone(prev)
-				merged["content"] = append([]any{}, contentArray(prev, false)...)
-				own = len(out) - 1
-			}
-			merged["content"] = append(merged["content"].([]any), contentArray(m, false)...)
-			for _, k := range []string{"usage", "stopReason", "errorMessage"} {
-				if truthy(m[k]) {
-					merged[k] = m[k]
-				}
-			}
-			out[len(out)-1] = merged
-			st.note("%s: merged into the previous assistant %s", Ref(m), Ref(prev))
-			continue
-		}
-		out = append(out, m)
-		last = role
-	}
-	return out, st
+	return mergeTurns(msgs, "assistant", mergeAssistants, &st), st
 }
 
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f != 0
-	}
-	return true
-}
-
-// AnthropicTurnOptions select the variant of validateAnthropicTurns.
-type AnthropicTurnOptions struct {
-	// ClassicStringMerge keeps the classic bug: string content contributes nothing to a merge.
-	ClassicStringMerge bool
-}
-
-// ValidateAnthropicTurns strips dangling toolUse blocks before a user turn and merges
-// consecutive user messages (§6.10).
-func ValidateAnthropicTurns(msgs []Message, o AnthropicTurnOptions) ([]Message, Step) {
+// ValidateAnthropicTurns is validateAnthropicTurns: consecutive assistants merged
+// (2026.6.11), dangling tool calls stripped, consecutive user messages merged.
+func ValidateAnthropicTurns(msgs []Message, r Release) ([]Message, Step) {
 	st := Step{Name: "anthropic-turns"}
-	stripped := make([]Message, len(msgs))
-	copy(stripped, msgs)
-	for i := 0; i+1 < len(msgs); i++ {
-		m, next := msgs[i], msgs[i+1]
-		if Role(m) != "assistant" || Role(next) != "user" {
-			continue
-		}
-		bl, ok := Blocks(m)
-		if !ok || len(bl) == 0 {
-			continue
-		}
-		answered := map[string]bool{}
-		if nb, ok := Blocks(next); ok {
-			for _, v := range nb {
-				if b, ok := Block(v); ok {
-					if t, _ := Str(b, "type"); t == "toolResult" {
-						if id, ok := Str(b, "toolUseId"); ok {
-							answered[id] = true
-						}
-					}
-				}
-			}
-		}
-		var nc []any
-		n := 0
-		for _, v := range bl {
-			if b, ok := Block(v); ok {
-				if t, _ := Str(b, "type"); t == "toolUse" {
-					if id, _ := Str(b, "id"); !answered[id] {
-						n++
-						continue
-					}
-				}
-			}
-			nc = append(nc, v)
-		}
-		if n == 0 {
-			continue
-		}
-		if len(nc) == 0 {
-			nc = []any{map[string]any{"type": "text", "text": ToolCallsOmitted}}
-		}
-		stripped[i] = withContent(m, nc)
-		st.note("%s: stripped %d dangling toolUse block(s)", Ref(m), n)
+	if r.atLeast(Release20260611) {
+		msgs = mergeTurns(msgs, "assistant", mergeAssistants, &st)
 	}
-	var out []Message
-	last := ""
-	own := -1 // index in out of a merged message this function built
-	for _, m := range stripped {
-		role := Role(m)
-		if role == "" {
+	if r.atLeast(Release20260424) {
+		msgs = stripDanglingToolUses(msgs, &st)
+	} else {
+		msgs = stripDanglingToolUsesClassic(msgs, &st)
+	}
+	return mergeTurns(msgs, "user", mergeUsers(r), &st), st
+}
+
+// toolResultMatchIDs is extractToolResultMatchIds.
+func toolResultMatchIDs(rec map[string]any) []string {
+	var ids []string
+	for _, k := range []string{"toolUseId", "toolCallId", "tool_use_id", "tool_call_id", "callId", "call_id"} {
+		if id := optString(rec[k]); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func matchName(rec map[string]any) string {
+	if n := optString(rec["toolName"]); n != "" {
+		return n
+	}
+	return optString(rec["name"])
+}
+
+// futureResults collects, for the messages after index up to the next assistant, the result
+// ids any form of tool result answers (collectFutureToolResultIds) and the trusted ones with
+// their tool names (collectFutureToolResultMatches).
+func futureResults(msgs []Message, index int) (ids map[string]bool, trusted map[string]map[string]bool) {
+	ids, trusted = map[string]bool{}, map[string]map[string]bool{}
+	addTrusted := func(list []string, name string) {
+		for _, id := range list {
+			if trusted[id] == nil {
+				trusted[id] = map[string]bool{}
+			}
+			if name != "" {
+				trusted[id][name] = true
+			}
+		}
+	}
+	for _, m := range msgs[index+1:] {
+		if m == nil {
+			continue
+		}
+		if Role(m) == "assistant" {
+			break
+		}
+		switch Role(m) {
+		case "toolResult":
+			if id := resultID(m, DefaultRelease); id != "" {
+				ids[id] = true
+			}
+			list := toolResultMatchIDs(m)
+			if id := resultID(m, DefaultRelease); id != "" {
+				list = append(list, id)
+			}
+			addTrusted(list, matchName(m))
+		case "tool":
+			for _, id := range toolResultMatchIDs(m) {
+				ids[id] = true
+			}
+			addTrusted(toolResultMatchIDs(m), matchName(m))
+		}
+		for _, v := range arrayOrEmpty(m["content"]) {
+			if b, ok := v.(map[string]any); ok && (b["type"] == "toolResult" || b["type"] == "tool") {
+				for _, id := range toolResultMatchIDs(b) {
+					ids[id] = true
+				}
+			}
+		}
+	}
+	return ids, trusted
+}
+
+func omittedCalls(m Message) []any {
+	if r := StopReason(m); r == "aborted" || r == "error" {
+		return []any{}
+	}
+	return []any{textBlock(ToolCallsOmitted)}
+}
+
+// stripDanglingToolUses is stripDanglingAnthropicToolUses (2026.4.24 on): tool calls that no
+// tool result before the next assistant answers are removed; an assistant with thinking keeps
+// all its blocks only if every call is answered (by a result naming the same tool), else its
+// content becomes "[tool calls omitted]" (nothing for a failed turn).
+func stripDanglingToolUses(msgs []Message, st *Step) []Message {
+	out := make([]Message, 0, len(msgs))
+	for i, m := range msgs {
+		c := arrayOrEmpty(m["content"])
+		if m == nil || Role(m) != "assistant" || len(c) == 0 || len(toolCalls(m)) == 0 {
 			out = append(out, m)
 			continue
 		}
-		if role == "user" && last == "user" && len(out) > 0 {
-			prev := out[len(out)-1]
-			var content []any
-			if own == len(out)-1 {
-				content = prev["content"].([]any) // ours: extend in place
-			} else {
-				content = append([]any{}, contentArray(prev, !o.ClassicStringMerge)...)
-			}
-			merged := clone(m)
-			merged["content"] = append(content, contentArray(m, !o.ClassicStringMerge)...)
-			if _, ok := m["timestamp"]; !ok {
-				if ts, ok := prev["timestamp"]; ok {
-					merged["timestamp"] = ts
+		ids, trusted := futureResults(msgs, i)
+		if hasThinkingBlock(c) {
+			ok := true
+			for _, v := range c {
+				b, isObj := v.(map[string]any)
+				if !isObj || !pairingCallTypes[str(b["type"])] {
+					continue
+				}
+				id, name := optString(b["id"]), optString(b["name"])
+				names, found := trusted[id]
+				if id == "" || name == "" || !found || (len(names) > 0 && !names[name]) {
+					ok = false
 				}
 			}
-			merged[RefKey] = mergedRef(Ref(prev), Ref(m))
-			own = len(out) - 1
-			out[len(out)-1] = merged
-			st.note("%s: merged consecutive user message into %s", Ref(m), Ref(prev))
+			if ok {
+				out = append(out, m)
+				continue
+			}
+			out = append(out, withContent(m, omittedCalls(m)))
+			st.note("%s: thinking turn with unanswered tool calls replaced by %q", Ref(m), ToolCallsOmitted)
 			continue
 		}
-		out = append(out, m)
-		last = role
+		var kept []any
+		for _, v := range c {
+			if v == nil || v == false || v == "" {
+				continue // !block
+			}
+			if f, isNum := numberOf(v); isNum && f == 0 {
+				continue
+			}
+			b, isObj := v.(map[string]any)
+			if !isObj || !pairingCallTypes[str(b["type"])] {
+				kept = append(kept, v)
+				continue
+			}
+			if id := optString(b["id"]); id != "" && ids[id] {
+				kept = append(kept, v)
+			}
+		}
+		if len(kept) == len(c) {
+			out = append(out, m)
+			continue
+		}
+		if len(kept) == 0 {
+			out = append(out, withContent(m, omittedCalls(m)))
+		} else {
+			out = append(out, withContent(m, kept))
+		}
+		st.note("%s: %d unanswered tool call(s) stripped", Ref(m), len(c)-len(kept))
 	}
-	return out, st
+	return out
+}
+
+// stripDanglingToolUsesClassic is stripDanglingAnthropicToolUses of 2026.3.13: for an
+// assistant right before a user message, toolUse blocks whose id no toolResult block of that
+// user message names are removed (and null blocks with them).
+func stripDanglingToolUsesClassic(msgs []Message, st *Step) []Message {
+	out := make([]Message, 0, len(msgs))
+	for i, m := range msgs {
+		if m == nil || Role(m) != "assistant" || i+1 >= len(msgs) || Role(msgs[i+1]) != "user" {
+			out = append(out, m)
+			continue
+		}
+		valid := map[string]bool{}
+		for _, v := range arrayOrEmpty(msgs[i+1]["content"]) {
+			if b, ok := v.(map[string]any); ok && b["type"] == "toolResult" && truthy(b["toolUseId"]) {
+				if s, ok := b["toolUseId"].(string); ok {
+					valid[s] = true
+				}
+			}
+		}
+		orig := arrayOrEmpty(m["content"])
+		kept := []any{}
+		for _, v := range orig {
+			if !truthy(v) {
+				continue
+			}
+			b, ok := v.(map[string]any)
+			if !ok || b["type"] != "toolUse" {
+				kept = append(kept, v)
+				continue
+			}
+			if id, _ := b["id"].(string); valid[id] {
+				kept = append(kept, v)
+			}
+		}
+		if len(orig) > 0 && len(kept) == 0 {
+			kept = []any{textBlock(ToolCallsOmitted)}
+		}
+		out = append(out, withContent(m, kept))
+		if len(kept) != len(orig) {
+			st.note("%s: dangling toolUse blocks stripped", Ref(m))
+		}
+	}
+	return out
 }
 
 // mergedRef names a merge of messages: "a+b", and "a+…+z" once more than two are merged.

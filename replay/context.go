@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
@@ -62,7 +63,7 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 				return ci, nil, nil, st, err
 			}
 		}
-		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryMillis(e.Timestamp), FirstKeptID: e.FirstKeptEntryID, FromHook: e.FromHook}
+		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryTime(e), FirstKeptID: e.FirstKeptEntryID, FromHook: e.FromHook}
 		var js []byte
 		if e.Raw == nil {
 			// a light stand-in for an entry pi never emits
@@ -96,10 +97,6 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		ci.OrphanUserLeaf = true
 		st.Details = append(st.Details, fmt.Sprintf("the leaf %s is a user message: before the next prompt OpenClaw moves the leaf to its parent and drops it (\"Removed orphaned user message\"); shown here as stored", leafEntry.ID))
 	}
-	ci.ModelSnapshot = modelSnapshot(sc.Path, o)
-	if ms := ci.ModelSnapshot; ms.WouldAppend {
-		st.Details = append(st.Details, "OpenClaw would append a model-snapshot custom entry to the file ("+ms.Reason+"); replay does not")
-	}
 	if c := sc.Compaction; c != nil {
 		ci.Compaction, ci.FirstKeptEntry, ci.FirstKeptFound = c.ID, c.FirstKeptEntryID, sc.FirstKeptFound
 		if sc.FirstKeptFound {
@@ -119,7 +116,11 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		}
 	}
 
+	// The history OpenClaw sanitizes is the context itself (AgentMessages, custom roles and
+	// all); convertToLlm runs later, when the request is built.
 	proj := make([]hygiene.Message, 0, len(sc.Messages))
+	msgs := make([]hygiene.Message, 0, len(sc.Messages))
+	refs := make([]string, 0, len(sc.Messages))
 	for _, cm := range sc.Messages {
 		ci.Roles[cm.Role]++
 		m := decoded[cm.Entry]
@@ -131,45 +132,33 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 			decoded[cm.Entry] = m
 		}
 		proj = append(proj, m)
-	}
-	ci.Projected = proj
-
-	conv := session.ConvertToLLM(sc.Messages)
-	msgs := make([]hygiene.Message, 0, len(conv))
-	refs := make([]string, 0, len(conv))
-	orig := map[*session.Entry]string{}
-	for _, cm := range sc.Messages {
-		orig[cm.Entry] = cm.Role
-	}
-	for _, cm := range conv {
-		var m hygiene.Message
-		role := orig[cm.Entry]
-		if role == cm.Role {
-			m = decoded[cm.Entry]
-		}
-		if m == nil {
-			var err error
-			if m, err = hygiene.Decode(cm.JSON); err != nil {
-				continue
-			}
-		}
-		ref := cm.Entry.ID
-		if role != cm.Role {
-			st.Changed++
-			st.Details = append(st.Details, fmt.Sprintf("%s: %s sent as a user message", ref, role))
-			if role == session.RoleCompactionSummary {
-				ref = "summary:" + ref
-			}
-		}
 		msgs = append(msgs, m)
+		ref := cm.Entry.ID
+		if cm.Role == session.RoleCompactionSummary {
+			ref = "summary:" + ref
+		}
 		refs = append(refs, ref)
 	}
-	if d := len(sc.Messages) - len(conv); d > 0 {
-		st.Changed += d
-		st.Details = append(st.Details, fmt.Sprintf("%d message(s) with a role the model never sees dropped", d))
-	}
+	ci.Projected = proj
 	ci.Messages = len(msgs)
 	return ci, msgs, refs, st, nil
+}
+
+// entryTime is new Date(entry.timestamp).getTime() (NaN when it does not parse; light
+// entries, which carry no timestamp, are NaN too).
+func entryTime(e *session.Entry) float64 {
+	if e.Raw == nil {
+		return math.NaN()
+	}
+	raw, ok, _ := session.GetField(e.Raw, "timestamp")
+	if !ok {
+		return math.NaN()
+	}
+	v, err := hygiene.Decode(append(append([]byte(`{"v":`), raw...), '}'))
+	if err != nil {
+		return math.NaN()
+	}
+	return hygiene.DateValue(v["v"], true)
 }
 
 // ModelSnapshot is the model-switch check of sanitizeSessionHistory (spec §6.6): the last
@@ -183,32 +172,30 @@ type ModelSnapshot struct {
 	Reason      string `json:"reason,omitempty"`
 }
 
-func modelSnapshot(path []*session.Entry, o Options) ModelSnapshot {
-	api := o.API
-	if api == "" {
-		api = hygiene.DefaultAPI(o.Provider)
-	}
-	var ms ModelSnapshot
-	for i := len(path) - 1; i >= 0; i-- {
-		e := path[i]
+// lastSnapshot is readLastModelSnapshot: the data of the last "model-snapshot" custom entry
+// of the file (every entry, not only the path) whose data is an object.
+func lastSnapshot(custom []*session.Entry) *hygiene.Snapshot {
+	for i := len(custom) - 1; i >= 0; i-- {
+		e := custom[i]
 		if e.Type != session.TypeCustom || e.CustomType != "model-snapshot" {
 			continue
 		}
-		var d struct {
-			Provider string `json:"provider"`
-			ModelAPI string `json:"modelApi"`
-			ModelID  string `json:"modelId"`
-		}
-		if json.Unmarshal(e.Data, &d) != nil {
+		var d map[string]any
+		if json.Unmarshal(e.Data, &d) != nil || d == nil {
 			continue
 		}
-		ms = ModelSnapshot{Provider: d.Provider, ModelAPI: d.ModelAPI, ModelID: d.ModelID, Found: true}
-		break
+		s := func(k string) string { v, _ := d[k].(string); return v }
+		return &hygiene.Snapshot{Provider: s("provider"), ModelAPI: s("modelApi"), ModelID: s("modelId")}
 	}
-	switch {
-	case !ms.Found:
-		ms.WouldAppend, ms.Reason = true, "no snapshot yet"
-	case ms.Provider != o.Provider || ms.ModelAPI != api || ms.ModelID != o.Model:
+	return nil
+}
+
+func modelSnapshot(snap *hygiene.Snapshot, api string, o Options) ModelSnapshot {
+	if snap == nil {
+		return ModelSnapshot{WouldAppend: true, Reason: "no snapshot yet"}
+	}
+	ms := ModelSnapshot{Provider: snap.Provider, ModelAPI: snap.ModelAPI, ModelID: snap.ModelID, Found: true}
+	if ms.Provider != o.Provider || ms.ModelAPI != api || ms.ModelID != o.Model {
 		ms.WouldAppend = true
 		ms.Reason = fmt.Sprintf("model changed from %s/%s (%s)", ms.Provider, ms.ModelID, ms.ModelAPI)
 	}

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/clawdoctor/clawdoctor/compaction"
-	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
 )
 
 // FuzzReplay runs arbitrary transcripts through the whole replay (context, hygiene for three
-// providers, compaction with both boundaries): no panic, the result encodes, Anthropic keeps
-// its pairing invariant, and the cut never lands on a tool result when a cut point exists.
+// providers, compaction with both boundaries): no panic and the result encodes. (Provider
+// invariants are not asserted: OpenClaw itself lets some violations through, e.g. a reused
+// tool-call id leaves a call unpaired; conformance/replaycheck checks equality with it.)
 func FuzzReplay(f *testing.F) {
 	f.Add([]byte(example))
 	f.Add(synthetic(60))
@@ -36,11 +36,6 @@ func FuzzReplay(f *testing.F) {
 				}
 				if _, err := json.Marshal(res); err != nil {
 					t.Fatalf("%s: result does not encode: %v", tg.name, err)
-				}
-				if tg.name == "anthropic" {
-					if err := hygiene.CheckAnthropic(res.Messages); err != nil {
-						t.Fatalf("anthropic invariant: %v", err)
-					}
 				}
 			}
 		}

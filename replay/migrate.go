@@ -6,19 +6,32 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/session"
 )
 
-// headerNote says what pi's loader makes of a transcript's header: a warning when there is
-// none (pi loads nothing and rewrites the file with a fresh header, spec §2.11), and whether
-// the version needs the v1→v2→v3 migration pi runs on load (§2.10).
-func headerNote(h *session.Header, name string) (warning string, migrate bool) {
-	if h == nil {
-		return fmt.Sprintf("%s: no session header: pi would load nothing from this file and rewrite it with only a new header (replayed here as if the header were there)", name), false
+// headerNote says what OpenClaw's loader makes of a transcript's header, and whether the
+// version needs the v1→v2→v3 migration it runs on load (§2.10). When the first line that
+// parses is not a session header with a string id, 2026.6.11 recovers the file (it backs it
+// up and rewrites it with a header in front of every entry), so the entries are replayed;
+// older releases load nothing (and rewrite the file with a fresh header, §2.11): empty is set.
+func headerNote(h *session.Header, name string, r hygiene.Release) (warning string, empty, migrate bool) {
+	if h == nil || !h.LoaderValid() {
+		if hygiene.CompareReleases(orDefault(r), hygiene.Release20260611) >= 0 {
+			return fmt.Sprintf("%s: no readable session header: OpenClaw %s backs the file up and rewrites it with a new header in front of its entries (replayed from those entries; the file is not touched)", name, orDefault(r)), false, false
+		}
+		return fmt.Sprintf("%s: no readable session header: OpenClaw %s loads nothing from this file (and rewrites it with only a new header), so nothing is replayed", name, r), true, false
 	}
 	v, ok := h.VersionNumber()
-	return "", !ok || v < session.CurrentVersion
+	return "", false, !ok || v < session.CurrentVersion
+}
+
+func orDefault(r hygiene.Release) hygiene.Release {
+	if r == "" {
+		return hygiene.DefaultRelease
+	}
+	return r
 }
 
 // migrated reads the whole stream, runs session.Migrate over its lines and loads the result,

@@ -9,9 +9,9 @@ import (
 	"github.com/clawdoctor/clawdoctor/replay"
 )
 
-// TestCorpusInvariants: for every corpus transcript, the history sent after hygiene keeps each
-// provider's invariants (Anthropic pairing and no consecutive users, Gemini user-first and
-// alternating, Mistral 9-character ids still matched), with both pairing algorithms.
+// TestCorpusInvariants: for every corpus transcript, the history sent after hygiene (and
+// convertToLlm) keeps each provider's invariants (Anthropic pairing and no consecutive users, Gemini user-first and
+// alternating, Mistral 9-character ids still matched).
 func TestCorpusInvariants(t *testing.T) {
 	dir, files := corpusTranscripts(t)
 	checks := map[string]func([]hygiene.Message) error{
@@ -19,37 +19,28 @@ func TestCorpusInvariants(t *testing.T) {
 	}
 	violatedBefore := map[string]int{}
 	for _, rel := range files {
-		// the fallback policy of an unknown provider (pairing repair only), for the record that
-		// the corpus needs each provider's own hygiene
-		plain, err := replay.RunFile(context.Background(), filepath.Join(dir, rel), replay.Options{Provider: "none", API: "none", Model: "none", NowMs: testNow})
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, tg := range targets {
 			check := checks[tg.name]
 			if check == nil {
 				continue
 			}
-			for _, alg := range []hygiene.Pairing{hygiene.PairingClassic, hygiene.PairingFrames} {
-				o := options(tg)
-				o.Pairing = alg
-				res, err := replay.RunFile(context.Background(), filepath.Join(dir, rel), o)
-				if err != nil {
-					t.Fatalf("%s: %v", short(rel), err)
-				}
-				if err := check(res.Messages); err != nil {
-					t.Errorf("%s %s/%s: %v", short(filepath.ToSlash(rel)), tg.name, alg, err)
-				}
-				if check(plain.Messages) != nil {
-					violatedBefore[tg.name]++
-				}
+			res, err := replay.RunFile(context.Background(), filepath.Join(dir, rel), options(tg))
+			if err != nil {
+				t.Fatalf("%s: %v", short(rel), err)
+			}
+			if err := check(replay.ToLLM(res.Messages)); err != nil {
+				t.Errorf("%s %s: %v", short(filepath.ToSlash(rel)), tg.name, err)
+			}
+			// the context before hygiene, for the record that the corpus needs the hygiene
+			if check(replay.ToLLM(res.Context.Projected)) != nil {
+				violatedBefore[tg.name]++
 			}
 		}
 	}
 	for _, name := range []string{"anthropic", "google", "mistral"} {
 		if violatedBefore[name] == 0 {
-			t.Errorf("%s: no corpus transcript breaks the invariant with the fallback policy only; the test proves nothing", name)
+			t.Errorf("%s: no corpus transcript breaks the invariant before hygiene; the test proves nothing", name)
 		}
-		t.Logf("%s: %d transcript/pairing runs break the invariant with the fallback policy only", name, violatedBefore[name])
+		t.Logf("%s: %d transcripts break the invariant before hygiene", name, violatedBefore[name])
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
@@ -28,10 +27,13 @@ type Options struct {
 	Provider string
 	Model    string
 	API      string // "" means hygiene.DefaultAPI(Provider)
-	Era      hygiene.Era
-	Pairing  hygiene.Pairing
-	Leaf     string // "" means the last entry in file order
-	NowMs    int64  // clock for synthetic timestamps
+	// Reasoning is the model's catalog "reasoning" flag: through a strict OpenAI-compatible
+	// transport OpenClaw then keeps reasoning blocks on replay.
+	Reasoning bool
+	// Release is the OpenClaw release whose pipeline is replayed ("" is the default).
+	Release hygiene.Release
+	Leaf    string // "" means the last entry in file order
+	NowMs   int64  // clock for synthetic timestamps
 	// AllowedTools is an optional tool-name allow-list for the input check.
 	AllowedTools []string
 	Compaction   compaction.Settings
@@ -65,11 +67,11 @@ type ContextInfo struct {
 
 // Tokens are the token figures of the replay.
 type Tokens struct {
-	EstimatedSent    int    `json:"estimated_sent"`    // Σ estimateTokens over the messages sent
-	EstimatedContext int    `json:"estimated_context"` // Σ estimateTokens over the context before hygiene
-	ContextTokens    int    `json:"context_tokens"`    // the trigger's figure
-	Source           string `json:"source"`
-	Estimator        string `json:"estimator"`
+	EstimatedSent    int              `json:"estimated_sent"`    // Σ estimateTokens over the messages sent
+	EstimatedContext int              `json:"estimated_context"` // Σ estimateTokens over the context before hygiene
+	ContextTokens    compaction.JSNum `json:"context_tokens"`    // the trigger's figure (null when OpenClaw's arithmetic gives NaN)
+	Source           string           `json:"source"`
+	Estimator        string           `json:"estimator"`
 }
 
 // Result is a whole replay.
@@ -84,9 +86,12 @@ type Result struct {
 	Steps      []hygiene.Step    `json:"steps"`
 	Messages   []hygiene.Message `json:"messages"`
 	Refs       []string          `json:"-"` // where each sent message came from
-	Tokens     Tokens            `json:"tokens"`
-	Compaction compaction.Plan   `json:"compaction"`
-	Summary    *SummaryRun       `json:"summary,omitempty"`
+	// Error is set when OpenClaw's pipeline throws instead of sending (the OpenAI Responses
+	// replay invariant): the run fails and Messages is what the pipeline held at that point.
+	Error      string          `json:"error,omitempty"`
+	Tokens     Tokens          `json:"tokens"`
+	Compaction compaction.Plan `json:"compaction"`
+	Summary    *SummaryRun     `json:"summary,omitempty"`
 	// Rechecked compares each stored compaction with the recomputed cut (Options.Recheck).
 	Rechecked []compaction.Check `json:"rechecked_compactions,omitempty"`
 }
@@ -139,9 +144,12 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 		return nil, err
 	}
 	h, _ := idx.Header()
-	note, migrate := headerNote(h, name)
+	note, unreadable, migrate := headerNote(h, name, o.Release)
 	var entries []*session.Entry
 	var skipped []string
+	if unreadable {
+		return entriesWithNotes(ctx, nil, nil, note, name, o)
+	}
 	if migrate {
 		entries, skipped, note, err = migrated(ctx, bytes.NewReader(data), name)
 	} else {
@@ -163,7 +171,10 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 		return nil, err
 	}
 	h, _ := idx.Header()
-	note, migrate := headerNote(h, path)
+	note, unreadable, migrate := headerNote(h, path, o.Release)
+	if unreadable {
+		return entriesWithNotes(ctx, nil, nil, note, path, o)
+	}
 	if migrate {
 		f, err := jsonl.Open(path, nil)
 		if err != nil {
@@ -190,17 +201,18 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	} else {
 		pathIdx = idx.ActivePath()
 	}
-	entries, err := readPath(ctx, idx, path, pathIdx, o.Recheck)
+	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck)
 	if err != nil {
 		return nil, err
 	}
-	return fromPath(ctx, entries, idx.Len(), warnings, note, path, o)
+	return fromPath(ctx, entries, custom, idx.Len(), warnings, note, path, o)
 }
 
 // readPath loads the path entries a replay needs in full and stands in light entries (type,
-// id, parent) for the rest.
-func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool) ([]*session.Entry, error) {
-	entries := make([]*session.Entry, len(pathIdx))
+// id, parent) for the rest. custom are every custom entry of the file, in file order (the
+// model-snapshot check reads them all).
+func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool) (entries []*session.Entry, custom []*session.Entry, err error) {
+	entries = make([]*session.Entry, len(pathIdx))
 	for k, i := range pathIdx {
 		n := idx.Node(i)
 		var parent *string
@@ -210,15 +222,13 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 		}
 		entries[k] = &session.Entry{Type: n.Type, ID: n.ID, ParentID: parent}
 	}
-	load := func(ks []int) error {
-		if len(ks) == 0 {
+	read := func(want []int, put func(j int, e *session.Entry)) error {
+		if len(want) == 0 {
 			return nil
 		}
-		want := make([]int, len(ks))
-		pos := make(map[int]int, len(ks))
-		for j, k := range ks {
-			want[j] = pathIdx[k]
-			pos[pathIdx[k]] = k
+		pos := make(map[int]int, len(want))
+		for j, i := range want {
+			pos[i] = j
 		}
 		raw, err := os.Open(path)
 		if err != nil {
@@ -232,7 +242,7 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			for j, e := range es {
-				entries[ks[j]] = e
+				put(j, e)
 			}
 			return nil
 		}
@@ -242,13 +252,20 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 		}
 		defer f.Close()
 		err = idx.StreamEntries(ctx, f, want, func(i int, e *session.Entry) error {
-			entries[pos[i]] = e
+			put(pos[i], e)
 			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil
+	}
+	load := func(ks []int) error {
+		want := make([]int, len(ks))
+		for j, k := range ks {
+			want[j] = pathIdx[k]
+		}
+		return read(want, func(j int, e *session.Entry) { entries[ks[j]] = e })
 	}
 	// 1. the compactions on the path, to find the last one and its kept region
 	var comps []int
@@ -258,7 +275,7 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 		}
 	}
 	if err := load(comps); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	from := 0
 	if len(comps) > 0 && !full {
@@ -286,16 +303,25 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 			need = append(need, k)
 		}
 	}
-	for k := 0; k < len(pathIdx); k++ {
-		// everything from the kept region on, and the custom entries before it (model-snapshot)
-		if entries[k].Raw == nil && (k >= from || idx.Node(pathIdx[k]).Type == session.TypeCustom) {
+	for k := from; k < len(pathIdx); k++ {
+		if entries[k].Raw == nil {
 			need = append(need, k)
 		}
 	}
 	if err := load(need); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return entries, nil
+	var customIdx []int
+	for i := 0; i < idx.Len(); i++ {
+		if idx.Node(i).Type == session.TypeCustom {
+			customIdx = append(customIdx, i)
+		}
+	}
+	custom = make([]*session.Entry, len(customIdx))
+	if err := read(customIdx, func(j int, e *session.Entry) { custom[j] = e }); err != nil {
+		return nil, nil, err
+	}
+	return entries, custom, nil
 }
 
 // Entries replays already loaded entries (file order); skipped names the lines of the file
@@ -321,17 +347,24 @@ func entriesWithNotes(ctx context.Context, entries []*session.Entry, warnings []
 		leaf = &o.Leaf
 	}
 	path := session.BuildContextFrom(entries, leaf).Path
-	return fromPath(ctx, path, len(entries), warnings, note, name, o)
+	var custom []*session.Entry
+	for _, e := range entries {
+		if e.Type == session.TypeCustom {
+			custom = append(custom, e)
+		}
+	}
+	return fromPath(ctx, path, custom, len(entries), warnings, note, name, o)
 }
 
-// fromPath replays an active path (root first). warnings are the lines of the file that are
-// not entries; note is a remark on the whole file ("" for none).
-func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warnings []string, note, name string, o Options) (*Result, error) {
+// fromPath replays an active path (root first). custom are the file's custom entries;
+// warnings are the lines of the file that are not entries; note is a remark on the whole file
+// ("" for none).
+func fromPath(ctx context.Context, path, custom []*session.Entry, fileEntries int, warnings []string, note, name string, o Options) (*Result, error) {
 	res := &Result{File: name, Provider: o.Provider, Model: o.Model, API: o.API}
 	if res.API == "" {
 		res.API, res.APIGuessed = hygiene.DefaultAPI(o.Provider), true
 	}
-	res.Policy = hygiene.Resolve(o.Provider, res.API, o.Model, o.Era)
+	res.Policy = hygiene.Resolve(hygiene.Model{Provider: o.Provider, API: res.API, ID: o.Model, Reasoning: o.Reasoning}, o.Release)
 
 	ci, msgs, refs, ctxStep, err := buildContext(ctx, path, name, o)
 	if err != nil {
@@ -346,16 +379,12 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 	if ci.Warnings == nil {
 		ci.Warnings = []string{}
 	}
-	res.Context = ci
-	usage := hygiene.UsageOptions{SummaryIndex: -1}
-	if ci.Compaction != "" {
-		usage.SummaryIndex = 0
-		for _, it := range ci.Path {
-			if it.Kind == compaction.KindCompaction && it.ID == ci.Compaction {
-				usage.SummaryTimestamp = it.Timestamp
-			}
-		}
+	snap := lastSnapshot(custom)
+	ci.ModelSnapshot = modelSnapshot(snap, res.API, o)
+	if ms := ci.ModelSnapshot; ms.WouldAppend {
+		ctxStep.Details = append(ctxStep.Details, "OpenClaw would append a model-snapshot custom entry to the file ("+ms.Reason+"); replay does not")
 	}
+	res.Context = ci
 	for i, m := range msgs {
 		m2 := make(hygiene.Message, len(m)+1)
 		for k, v := range m {
@@ -364,9 +393,12 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 		m2[hygiene.RefKey] = refs[i]
 		msgs[i] = m2
 	}
-	sent, steps := hygiene.Sanitize(msgs, res.Policy, hygiene.Options{
-		NowMs: o.NowMs, Pairing: o.Pairing, AllowedTools: o.AllowedTools, Usage: usage,
+	sent, steps, serr := hygiene.Sanitize(msgs, res.Policy, o.Provider, hygiene.Options{
+		Release: o.Release, NowMs: o.NowMs, AllowedTools: o.AllowedTools, Snapshot: snap,
 	})
+	if serr != nil {
+		res.Error = serr.Error()
+	}
 	res.Steps = append([]hygiene.Step{ctxStep}, steps...)
 	res.Refs = make([]string, len(sent))
 	for i, m := range sent {
@@ -378,7 +410,7 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 	if s.Estimator == "" {
 		s.Estimator = compaction.EstimatorPi
 	}
-	s.Provider, s.Model = o.Provider, o.Model
+	s.Provider, s.Model, s.Release = o.Provider, o.Model, o.Release
 	res.Compaction = compaction.Prepare(ci.Path, ci.Projected, s)
 	if o.Recheck {
 		res.Rechecked = compaction.Recheck(ci.Path, s.KeepRecentTokens)
@@ -392,14 +424,4 @@ func fromPath(ctx context.Context, path []*session.Entry, fileEntries int, warni
 		res.Tokens.EstimatedContext += s.Estimator.Tokens(m)
 	}
 	return res, nil
-}
-
-// entryMillis parses an entry's ISO timestamp to epoch ms (0 when it does not parse).
-func entryMillis(s string) float64 {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z07"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return float64(t.UnixMilli())
-		}
-	}
-	return 0
 }

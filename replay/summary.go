@@ -114,6 +114,24 @@ func SerializeConversation(msgs []hygiene.Message) string {
 }
 
 // toLLM converts one custom-role message as pi's convertToLlm does (nil when it is dropped).
+// ToLLM is convertToLlm over replayed messages: what the provider request is built from.
+// user, assistant and toolResult pass through; compaction and branch summaries, custom
+// messages and bash executions become user messages; other roles are dropped.
+func ToLLM(msgs []hygiene.Message) []hygiene.Message {
+	out := make([]hygiene.Message, 0, len(msgs))
+	for _, m := range msgs {
+		switch hygiene.Role(m) {
+		case "user", "assistant", "toolResult":
+			out = append(out, m)
+		default:
+			if c := toLLM(m); c != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 func toLLM(m hygiene.Message) hygiene.Message {
 	js, err := json.Marshal(hygiene.Strip([]hygiene.Message{m})[0])
 	if err != nil {

@@ -24,16 +24,16 @@ func Replay(w io.Writer, res *replay.Result, f Format) error {
 	}
 	fmt.Fprintf(w, "replay of %s for %s/%s, api %s\n", res.File, res.Provider, res.Model, api)
 	p := res.Policy
-	fam := strings.Join(p.Family, ", ")
-	if fam == "" {
-		fam = "none"
+	owner := "core fallback (no bundled provider plugin)"
+	if p.Owner != "" {
+		owner = p.Owner + " plugin"
 	}
 	ids := "kept"
 	if p.SanitizeToolCallIDs {
 		ids = p.ToolCallIDMode
 	}
-	fmt.Fprintf(w, "policy (%s era): detected %s; sanitize %s, ids %s, pairing %s, google ordering %s, gemini turns %s, anthropic turns %s\n",
-		p.Era, fam, p.SanitizeMode, ids, rpOnOff(p.RepairToolUseResultPairing), rpOnOff(p.ApplyGoogleTurnOrdering),
+	fmt.Fprintf(w, "policy (OpenClaw %s, %s): sanitize %s, ids %s, pairing %s, google ordering %s, gemini turns %s, anthropic turns %s\n",
+		p.Release, owner, p.SanitizeMode, ids, rpOnOff(p.RepairToolUseResultPairing), rpOnOff(p.ApplyGoogleTurnOrdering),
 		rpOnOff(p.ValidateGeminiTurns), rpOnOff(p.ValidateAnthropicTurns))
 	c := res.Context
 	fmt.Fprintf(w, "context: leaf %s, %d of %d entries on the path, %d message(s) before hygiene, thinking %s\n",
@@ -91,7 +91,7 @@ func Replay(w io.Writer, res *replay.Result, f Format) error {
 
 	tk := res.Tokens
 	fmt.Fprintf(w, "\ntokens: %d estimated as sent, %d estimated before hygiene, %d context tokens (%s, %s estimator)\n",
-		tk.EstimatedSent, tk.EstimatedContext, tk.ContextTokens, tk.Source, tk.Estimator)
+		tk.EstimatedSent, tk.EstimatedContext, tk.ContextTokens.Int(), tk.Source, tk.Estimator)
 	cp := res.Compaction
 	tr := cp.Trigger
 	verdict := "would not compact"
@@ -153,7 +153,7 @@ func Replay(w io.Writer, res *replay.Result, f Format) error {
 // tool-call ids and names, text lengths.
 func MessageShape(m hygiene.Message) string {
 	var parts []string
-	if id := hygiene.ResultID(m, false); hygiene.Role(m) == "toolResult" {
+	if id := hygiene.ResultID(m); hygiene.Role(m) == "toolResult" {
 		name, _ := hygiene.Str(m, "toolName")
 		parts = append(parts, fmt.Sprintf("result %s %s", id, name))
 	}

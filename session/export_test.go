@@ -2,9 +2,6 @@ package session
 
 // Test hooks for the external test package.
 
-// JSNumber exposes jsNumber.
-func JSNumber(f float64) string { return jsNumber(f) }
-
 // StringTokens returns every string token (keys and values) of a JSON value, in order.
 func StringTokens(b []byte) [][]byte {
 	var out [][]byte

@@ -74,6 +74,18 @@ func isJSSpace(r rune) bool {
 // JSTrim trims s as JavaScript's String.prototype.trim does.
 func JSTrim(s string) string { return strings.TrimFunc(s, isJSSpace) }
 
+// JSTrimStart and JSTrimEnd are String.prototype.trimStart and trimEnd.
+func JSTrimStart(s string) string { return strings.TrimLeftFunc(s, isJSSpace) }
+
+// JSTrimEnd is String.prototype.trimEnd.
+func JSTrimEnd(s string) string { return strings.TrimRightFunc(s, isJSSpace) }
+
+// IsJSSpace reports whether r is in JavaScript's \s class (the characters trim removes).
+func IsJSSpace(r rune) bool { return isJSSpace(r) }
+
+// JSNumber formats f as JavaScript's String(f) does.
+func JSNumber(f float64) string { return jsNumber(f) }
+
 // IsBlank reports whether s is empty after JSTrim, the test OpenClaw uses for blank text.
 func IsBlank(s string) bool {
 	for _, r := range s {
