@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -232,4 +233,29 @@ func (db *DB) query(ctx context.Context, q string, row func(*sql.Rows) error, ar
 func hexSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// ErrNoSession is returned by Resolve for a name that is neither a session id with events nor
+// a node's key.
+var ErrNoSession = errors.New("no such session (neither a session id with events nor a session key)")
+
+// Resolve returns the session id that idOrKey names: a session id with events, else the
+// current session of the node with that key.
+func (db *DB) Resolve(ctx context.Context, idOrKey string) (string, error) {
+	var n int
+	if err := db.conn.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1)`, idOrKey).Scan(&n); err != nil {
+		return "", dbErr(db.Path, classify(err))
+	}
+	if n > 0 {
+		return idOrKey, nil
+	}
+	var id string
+	err := db.conn.QueryRowContext(ctx, `SELECT current_session_id FROM session_nodes WHERE session_key = ?`, idOrKey).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", &Error{Path: db.Path, Session: idOrKey, Seq: -1, Err: ErrNoSession}
+	}
+	if err != nil {
+		return "", dbErr(db.Path, classify(err))
+	}
+	return id, nil
 }
