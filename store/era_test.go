@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"errors"
@@ -226,5 +227,34 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 	if err := os.WriteFile(dst, data, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestInventoryDatabase(t *testing.T) {
+	state, dir := realState(t, fixtures.SQLite96)
+	s, err := store.Inventory(context.Background(), []store.Target{{Agent: "main", SessionsDir: dir, StateDir: state}}, store.StatsOptions{Now: now}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Agents[0]
+	d := a.DB
+	if d == nil || d.Error != "" {
+		t.Fatalf("DB stats %+v", d)
+	}
+	if d.Schema != 23 || d.AppVersion != "2026.9.6" || d.Nodes != 8 || d.Windows != 8 || d.Sessions != 8 || d.Events != 211 || d.ByReason["unset"] != 8 {
+		t.Errorf("DB stats %+v", d)
+	}
+	fi, _ := os.Stat(d.Path)
+	if d.DBBytes != fi.Size() || d.DiskBytes != d.DBBytes+d.WALBytes+a.Files.Bytes || a.Files.Bytes == 0 {
+		t.Errorf("bytes: db %d wal %d disk %d, files %d", d.DBBytes, d.WALBytes, d.DiskBytes, a.Files.Bytes)
+	}
+	// A damaged database is reported, not fatal.
+	os.WriteFile(d.Path, []byte("SQLite format 3\x00 but nothing else of use, long enough for a header........................................................"), 0o600)
+	s, err = store.Inventory(context.Background(), []store.Target{{Agent: "main", SessionsDir: dir, StateDir: state}}, store.StatsOptions{Now: now}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Agents[0]; a.DB != nil || !a.Era.ReadOnly() || a.Era.Unknown == "" {
+		t.Errorf("damaged database: era %+v db %+v", a.Era, a.DB)
 	}
 }
