@@ -156,26 +156,26 @@ func (db *DB) Archives(ctx context.Context) ([]Archive, error) {
 	return out, err
 }
 
-// ArchiveContent returns the JSONL of one archived transcript, decompressed, after checking
-// the stored sha256 (of the blob as stored, or of the decoded content; either is accepted).
-func (db *DB) ArchiveContent(ctx context.Context, a Archive) ([]byte, error) {
-	var blob []byte
-	err := db.conn.QueryRowContext(ctx, `SELECT archive_blob FROM session_transcript_archives WHERE session_id = ? AND generation = ?`,
+// ArchiveContent returns one archived transcript: the blob as stored and its JSONL content
+// (decompressed when the encoding is zstd), after checking the stored sha256 (of the blob or
+// of the content; either is accepted).
+func (db *DB) ArchiveContent(ctx context.Context, a Archive) (blob, content []byte, err error) {
+	err = db.conn.QueryRowContext(ctx, `SELECT archive_blob FROM session_transcript_archives WHERE session_id = ? AND generation = ?`,
 		a.SessionID, a.Generation).Scan(&blob)
 	if err != nil {
-		return nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: classify(err)}
+		return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: classify(err)}
 	}
-	content := blob
+	content = blob
 	if a.Encoding == "zstd" {
 		content, err = db.decodeEvent(blob, nil, sql.NullInt64{})
 		if err != nil {
-			return nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: %v", a.Name, err)}
+			return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: %v", a.Name, err)}
 		}
 	}
 	if !strings.EqualFold(hexSum(blob), a.SHA256) && !strings.EqualFold(hexSum(content), a.SHA256) {
-		return nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: sha256 does not match", a.Name)}
+		return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: sha256 does not match", a.Name)}
 	}
-	return content, nil
+	return blob, content, nil
 }
 
 // ColdArchive is one session_transcript_cold_archives row: a session whose events were moved

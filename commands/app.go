@@ -50,6 +50,7 @@ before or after the command name, but always before file arguments.` + exitStatu
 			replayCommand(),
 			doctorCommand(),
 			validateCommand(),
+			exportCommand(),
 			fixturesCommand(),
 			completionCommand(),
 		},

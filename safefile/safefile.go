@@ -194,3 +194,71 @@ func Remove(path string) error {
 	}
 	return SyncDir(filepath.Dir(path))
 }
+
+// Create streams fill's output into a new file at path (mode perm) and never replaces one:
+// the complete, fsynced temp file is hard-linked to path, which fails when path exists, then
+// the temp name is removed, so path appears whole or not at all. Where hard links are not
+// supported it falls back to creating path exclusively (removed again on error). The error
+// for an existing path satisfies errors.Is(err, os.ErrExist).
+func Create(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("create %s: %w", path, os.ErrExist)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".clawdoctor-*.tmp")
+	if err != nil {
+		return fmt.Errorf("create temp for %s: %w", path, err)
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err = fill(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+	}
+	if err = os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		if err = copyExclusive(tmp, path, perm); err != nil {
+			return err
+		}
+	}
+	return SyncDir(dir)
+}
+
+// copyExclusive writes the content of the temp file f into a new file at path.
+func copyExclusive(f *os.File, path string, perm os.FileMode) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	_, err = io.Copy(out, f)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return nil
+}

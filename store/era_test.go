@@ -3,11 +3,10 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,29 +193,21 @@ func TestDetectEraWritesNothing(t *testing.T) {
 			if err := store.CheckJSONEra(dir); err != nil && !errors.Is(err, store.ErrSQLiteEra) {
 				t.Fatal(err)
 			}
-			if after := snapshotTree(t, state); !slices.Equal(before, after) {
+			if after := snapshotTree(t, state); !maps.Equal(before, after) {
 				t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
 			}
 		})
 	}
 }
 
-// snapshotTree lists every file under root with its size, mtime and a digest of its bytes.
-func snapshotTree(t *testing.T, root string) []string {
+// snapshotTree is fixtures.Tree or a fatal error.
+func snapshotTree(t *testing.T, root string) map[string]string {
 	t.Helper()
-	var out []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out = append(out, fmt.Sprintf("%s %d %d %x", p, fi.Size(), fi.ModTime().UnixNano(), sha256.Sum256(data)))
-		return nil
-	})
-	return out
+	m, err := fixtures.Tree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func copyFile(t *testing.T, src, dst string) {
