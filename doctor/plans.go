@@ -40,6 +40,12 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			files map[string]bool
 			first string
 		}
+		if len(res.Unreadable) > 0 {
+			why := strings.Join(firstN(res.Unreadable, 3), "; ")
+			out = append(out, Problem{Check: "audit.unreadable", Severity: "error", Agent: a.id, Path: a.dir, Gate: GateNone,
+				Message: fmt.Sprintf("%d input(s) could not be read, so their audit is incomplete: %s", len(res.Unreadable), why), failed: why,
+				Evidence: map[string]any{"inputs": res.Unreadable}})
+		}
 		byRule := map[string]*agg{}
 		for _, f := range res.Findings {
 			if coveredRules[f.Rule] {
