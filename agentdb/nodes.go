@@ -21,6 +21,8 @@ type Node struct {
 	// session in place (its rows are kept).
 	UpdatedAt  int64 `json:"updated_at,omitempty"`
 	ArchivedAt int64 `json:"archived_at,omitempty"`
+	// Archived is set when archived_at is not NULL (even 0).
+	Archived bool `json:"archived,omitempty"`
 }
 
 // Nodes returns every session node in insertion order (rowid: import keeps the order of
@@ -37,7 +39,7 @@ func (db *DB) Nodes(ctx context.Context) ([]Node, error) {
 		if err := rows.Scan(&n.Key, &n.SessionID, &entry, &status, &updated, &archived); err != nil {
 			return err
 		}
-		n.Entry, n.Status, n.UpdatedAt, n.ArchivedAt = json.RawMessage(entry), status.String, updated.Int64, archived.Int64
+		n.Entry, n.Status, n.UpdatedAt, n.ArchivedAt, n.Archived = json.RawMessage(entry), status.String, updated.Int64, archived.Int64, archived.Valid
 		out = append(out, n)
 		return nil
 	})
@@ -258,4 +260,80 @@ func (db *DB) Resolve(ctx context.Context, idOrKey string) (string, error) {
 		return "", dbErr(db.Path, classify(err))
 	}
 	return id, nil
+}
+
+// Row is a session node as OpenClaw's maintenance reads it: the node's columns that override
+// its entry_json, the current window's chat type and the delivery target of its primary
+// conversation. Nullable columns are nil when NULL.
+type Row struct {
+	Node
+	PinnedAt          *int64
+	LastInteractionAt *int64
+	LastActivityAt    *int64
+	SpawnedBy         string
+	ParentSessionKey  string
+	ChatType          string // session_windows.chat_type of the current window
+	// Delivery is the current window's primary conversation (channel and target set), or nil.
+	Delivery *Delivery
+}
+
+// Delivery is a conversation's delivery target.
+type Delivery struct {
+	Channel, Target, AccountID, ThreadID string
+}
+
+// Rows returns every node ordered by session_key (the order OpenClaw's maintenance walks).
+func (db *DB) Rows(ctx context.Context) ([]Row, error) {
+	n := func(c string) string { return "n." + c }
+	col := func(table, alias, c string) string {
+		if db.has(table, c) {
+			return alias + "." + c
+		}
+		return "NULL"
+	}
+	q := `SELECT n.session_key, n.current_session_id, n.entry_json, ` +
+		col("session_nodes", "n", "status") + `, ` + col("session_nodes", "n", "updated_at") + `, ` + col("session_nodes", "n", "archived_at") + `, ` +
+		col("session_nodes", "n", "pinned_at") + `, ` + col("session_nodes", "n", "last_interaction_at") + `, ` + col("session_nodes", "n", "last_activity_at") + `, ` +
+		col("session_nodes", "n", "spawned_by") + `, ` + col("session_nodes", "n", "parent_session_key") + `, ` +
+		col("session_windows", "w", "chat_type")
+	join := ` LEFT JOIN session_windows w ON w.session_id = n.current_session_id AND w.session_key = n.session_key`
+	if db.has("session_windows", "primary_conversation_id") && db.has("conversations", "conversation_id", "channel", "delivery_target") {
+		q += `, c.channel, c.delivery_target, ` + col("conversations", "c", "account_id") + `, ` + col("conversations", "c", "thread_id")
+		join += ` LEFT JOIN conversations c ON c.conversation_id = w.primary_conversation_id`
+	} else {
+		q += `, NULL, NULL, NULL, NULL`
+	}
+	q += ` FROM session_nodes n` + join + ` ORDER BY ` + n("session_key")
+	var out []Row
+	err := db.query(ctx, q, func(rows *sql.Rows) error {
+		var r Row
+		var entry string
+		var status, spawned, parent, chat, ch, target, account, thread sql.NullString
+		var updated, archived, pinned, inter, act sql.NullInt64
+		if err := rows.Scan(&r.Key, &r.SessionID, &entry, &status, &updated, &archived, &pinned, &inter, &act, &spawned, &parent, &chat,
+			&ch, &target, &account, &thread); err != nil {
+			return err
+		}
+		r.Entry, r.Status, r.UpdatedAt, r.ArchivedAt = json.RawMessage(entry), status.String, updated.Int64, archived.Int64
+		r.PinnedAt, r.LastInteractionAt, r.LastActivityAt = ptr(pinned), ptr(inter), ptr(act)
+		r.SpawnedBy, r.ParentSessionKey, r.ChatType = spawned.String, parent.String, chat.String
+		if archived.Valid {
+			r.ArchivedAt = archived.Int64
+			r.Archived = true
+		}
+		if ch.String != "" && target.String != "" {
+			r.Delivery = &Delivery{Channel: ch.String, Target: target.String, AccountID: account.String, ThreadID: thread.String}
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+func ptr(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	v := n.Int64
+	return &v
 }
