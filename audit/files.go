@@ -86,7 +86,7 @@ func discover(root, agent string) ([]*sessionsDir, error) {
 			return filepath.SkipDir
 		}
 		sd, err := readSessionsDir(p)
-		if err == nil && (sd.store || len(sd.transcripts) > 0 || sd.era.SQLite) {
+		if err == nil && (sd.store || len(sd.transcripts) > 0 || sd.era.SQLite || sd.era.Unknown != "") {
 			out = append(out, sd)
 		}
 		return nil

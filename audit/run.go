@@ -159,6 +159,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 				}
 			}
 		}
+		if d.era.Unknown != "" {
+			res.Unreadable = append(res.Unreadable, d.dir+": "+d.era.Unknown) // the live store may be a database we cannot read
+		}
 		if era := d.era; era.HalfMigrated {
 			add(newFinding("store.sqlite-era", d.dir, 0, "", "half-migrated: "+strings.Join(era.Legacy, ", ")+" remain beside the SQLite database ("+strings.Join(era.Evidence, ", ")+
 				"), which is what OpenClaw 2026.8+ reads; these JSONL files may be stale and clawdoctor refuses to write them. Run "+store.HalfMigratedHint,

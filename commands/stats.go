@@ -100,7 +100,7 @@ func runStats(c *cli.Context) error {
 		return err
 	}
 	for _, a := range stats.Agents {
-		if a.DB != nil && a.DB.Error != "" {
+		if a.DB != nil && a.DB.Error != "" || a.Era.Unknown != "" {
 			return status(exitPartial) // a read that fails is never a clean pass
 		}
 	}

@@ -84,7 +84,7 @@ func Run(ctx context.Context, opts Options, c progress.Counter) (*Result, error)
 	era := store.DetectEra(opts.SessionsDir)
 	if !era.SQLite {
 		if era.Unknown != "" {
-			return nil, fmt.Errorf("%s: %s", opts.SessionsDir, era.Unknown)
+			return nil, fmt.Errorf("%s: %w: %s", opts.SessionsDir, store.ErrEraUnknown, era.Unknown)
 		}
 		return nil, fmt.Errorf("%s: %w", opts.SessionsDir, ErrNotSQLite)
 	}
@@ -251,12 +251,15 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]ite
 	return items, st, nil
 }
 
-// writeAll refuses when an output exists, then writes each file whole (safefile.Create).
-func writeAll(ctx context.Context, out string, items []item, st *store.Store, res *Result, c progress.Counter) error {
+// writeAll refuses when an output exists, then writes every file into a staging dir inside
+// out and moves them in only when all of them were written: a database that fails half-way
+// (a damaged event) leaves nothing behind. Each move is a hard link, which never replaces a
+// file that appeared meanwhile.
+func writeAll(ctx context.Context, out string, items []item, st *store.Store, res *Result, c progress.Counter) (err error) {
 	var exist []string
-	seen := map[string]bool{store.StoreFile: true}
+	seen := map[string]bool{}
 	for _, it := range append(items, item{name: store.StoreFile}) {
-		if seen[it.name] && it.name != store.StoreFile {
+		if seen[it.name] {
 			return fmt.Errorf("two outputs named %s", it.name)
 		}
 		seen[it.name] = true
@@ -267,15 +270,27 @@ func writeAll(ctx context.Context, out string, items []item, st *store.Store, re
 	if len(exist) > 0 {
 		return fmt.Errorf("%s: %w: %s", out, ErrExists, strings.Join(exist[:min(len(exist), 5)], ", "))
 	}
+	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return err
 	}
+	stage, err := os.MkdirTemp(out, ".clawdoctor-export-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		os.RemoveAll(stage)
+		if err != nil && statErr != nil {
+			os.Remove(out) // created here: remove it again (only if empty)
+		}
+	}()
+	var files []File
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		f := File{Path: filepath.Join(out, it.name), Source: it.source, Key: it.key}
-		err := safefile.Create(f.Path, 0o600, func(w io.Writer) error {
+		err := safefile.Create(filepath.Join(stage, it.name), 0o600, func(w io.Writer) error {
 			cw := &countWriter{w: w, c: c}
 			n, err := it.write(cw)
 			f.Events, f.Bytes = n, cw.n
@@ -284,13 +299,51 @@ func writeAll(ctx context.Context, out string, items []item, st *store.Store, re
 		if err != nil {
 			return err
 		}
-		res.Files = append(res.Files, f)
+		files = append(files, f)
 	}
 	data, err := st.Marshal()
 	if err != nil {
 		return err
 	}
-	return safefile.Create(res.Store, 0o600, func(w io.Writer) error { _, err := w.Write(data); return err })
+	if err := safefile.Create(filepath.Join(stage, store.StoreFile), 0o600, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return err
+	}
+	var moved []string
+	for _, name := range append(namesOf(items), store.StoreFile) {
+		src, dst := filepath.Join(stage, name), filepath.Join(out, name)
+		err := os.Link(src, dst)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			// No hard links here: rename, after making sure nothing took the name.
+			if _, serr := os.Lstat(dst); serr == nil {
+				err = os.ErrExist
+			} else {
+				err = os.Rename(src, dst)
+			}
+		}
+		if err != nil {
+			for _, m := range moved {
+				os.Remove(m) // all or nothing
+			}
+			if errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("%s: %w: %s appeared meanwhile", out, ErrExists, name)
+			}
+			return err
+		}
+		moved = append(moved, filepath.Join(out, name))
+	}
+	if err := safefile.SyncDir(out); err != nil {
+		return err
+	}
+	res.Files = files
+	return nil
+}
+
+func namesOf(items []item) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.name
+	}
+	return out
 }
 
 type countWriter struct {

@@ -108,6 +108,9 @@ func statusWord(p doctor.Problem) string {
 	case doctor.StatusRefused:
 		return "fix refused"
 	case doctor.StatusFailed:
+		if p.Fix == "" {
+			return "check failed: could not read"
+		}
 		return "fix failed"
 	}
 	return "report only"

@@ -177,7 +177,11 @@ var ErrNoSession = errors.New("no session with that id or key")
 // transcript file a sessions.json row with that key or sessionId resolves to, or
 // <sessionsDir>/<idOrKey>.jsonl when that file exists.
 func SessionSource(sessionsDir, idOrKey string) (string, error) {
-	if e := DetectEra(sessionsDir); e.SQLite {
+	e := DetectEra(sessionsDir)
+	if e.Unknown != "" {
+		return "", fmt.Errorf("%s: %w: %s", sessionsDir, ErrEraUnknown, e.Unknown)
+	}
+	if e.SQLite {
 		db, err := agentdb.Open(context.Background(), e.DB)
 		if err != nil {
 			return "", err
