@@ -157,14 +157,13 @@ func PlanSQLite(in *SQLiteInput, o SQLiteOptions) *SQLitePlan {
 		}
 		return sqPreserved(st[i].e, preserve, s.PreserveRecentMs, now)
 	}
-	remaining := unarchived
+	// (OpenClaw's "write" profile with forced maintenance always runs the age and cap
+	// passes, so the unarchived count only decides the model-run pass.)
 	remove := func(i int, action, why string) {
 		st[i].removed, act[i] = true, SQLiteAction{st[i].e.Key, action, why}
-		remaining--
 	}
 	archive := func(i int, action, why string) {
 		st[i].archived, act[i] = true, SQLiteAction{st[i].e.Key, action, why}
-		remaining--
 		p.Summary.Archived++
 	}
 	// Model-run probes: only when the store is over maxEntries (forced maintenance).
