@@ -42,7 +42,7 @@ func TestSQLiteCorpusImport(t *testing.T) {
 			if err := os.CopyFS(filepath.Join(state, "agents"), os.DirFS(agents)); err != nil {
 				t.Fatal(err)
 			}
-			out, err := refRun(t, ref, state, "doctor", "--session-sqlite", "import", "--json")
+			out, err := refRun(t, ref, state, "doctor", "--session-sqlite", "import", "--session-sqlite-all-agents", "--json")
 			ids, _ := filepath.Glob(filepath.Join(state, "agents", "*", "agent", agentdb.FileName))
 			if len(ids) == 0 {
 				t.Skipf("the import made no database (%v): %.300s", err, out)
