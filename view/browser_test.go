@@ -42,7 +42,16 @@ func chromium() string {
 
 // browser returns a context for a new tab of the shared headless Chromium, or skips (fails
 // under CI) when there is no Chromium.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(sharedBrowser(t))
+	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(func() { cancelT(); cancel() })
+	return ctx
+}
+
+// sharedBrowser starts Chromium once per test binary and returns its context.
+func sharedBrowser(t testing.TB) context.Context {
 	t.Helper()
 	exe := chromium()
 	if exe == "" {
@@ -76,10 +85,7 @@ func browser(t *testing.T) context.Context {
 	if browserErr != nil {
 		t.Fatal(browserErr)
 	}
-	ctx, cancel := chromedp.NewContext(browserCtx)
-	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelT(); cancel() })
-	return ctx
+	return browserCtx
 }
 
 // tab is one open page with what it printed.
@@ -203,4 +209,19 @@ func (tb *tab) allRows(t *testing.T) map[int]string {
 		out[i] = r[1]
 	}
 	return out
+}
+
+// waitFor polls js until it is true, across a navigation (which replaces the page's
+// execution context under a running poll).
+func (tb *tab) waitFor(t *testing.T, js string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ok, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](`!!(`+js+`)`))
+		if err == nil && ok {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", js)
 }

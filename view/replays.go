@@ -91,53 +91,78 @@ type sentRec struct {
 	J   *textPart `json:"j,omitempty"`   // the message as sent (JSON), for every message not sent as stored
 }
 
-// targets returns the replay targets of a session: Options.Replays, or the session's own
-// last model followed by DefaultReplays (one per provider).
-func (b *builder) targets() []Target {
-	if b.o.Replays != nil {
-		return b.o.Replays
-	}
-	var out []Target
-	seen := map[string]bool{}
+// ownTarget is the session's own last model on the active path, when there is one.
+func (b *builder) ownTarget() (Target, bool) {
 	es := b.d.Entries
 	for i := len(es) - 1; i >= 0; i-- {
 		if es[i].Fl&flActive != 0 && es[i].R == session.RoleAssistant && es[i].M > 0 {
-			if t, err := ParseTarget(b.d.Models[es[i].M-1]); err == nil && t.Provider != "openclaw" {
-				out = append(out, t)
-				seen[hygiene.NormalizeProvider(t.Provider)] = true
-			}
-			break
+			t, err := ParseTarget(b.d.Models[es[i].M-1])
+			return t, err == nil && t.Provider != "openclaw"
 		}
 	}
-	for _, t := range DefaultReplays {
-		if !seen[t.Provider] {
-			out = append(out, t)
-		}
-	}
-	return out
+	return Target{}, false
 }
 
-// replays runs replay.RunFile for every target and records what would be sent.
-func (b *builder) replays(ctx context.Context, idx *session.Index, path string, active []int) {
-	for _, t := range b.targets() {
-		if ctx.Err() != nil {
-			return
+type replayRun struct {
+	t   Target
+	res *replay.Result
+	err error
+}
+
+// startReplays runs replay.RunFile for each target in a goroutine, so the replays overlap
+// with reading the transcript for the page.
+func startReplays(ctx context.Context, path string, ts []Target, nowMs int64) <-chan []replayRun {
+	ch := make(chan []replayRun, 1)
+	go func() {
+		out := make([]replayRun, 0, len(ts))
+		for _, t := range ts {
+			if ctx.Err() != nil {
+				out = append(out, replayRun{t: t, err: ctx.Err()})
+				continue
+			}
+			res, err := runReplay(ctx, path, t, nowMs)
+			out = append(out, replayRun{t: t, res: res, err: err})
 		}
-		rec := replayRec{Target: t.String(), Family: []string{}, Steps: []stepRec{}, Sent: []sentRec{}, Dropped: []int32{}, Warnings: []string{}}
-		res, err := replay.RunFile(ctx, path, replay.Options{Provider: t.Provider, Model: t.Model,
-			Era: hygiene.EraSingleFile, Pairing: hygiene.PairingClassic, NowMs: b.o.Now.UnixMilli(),
-			Compaction: compaction.Settings{ContextWindow: compaction.DefaultContextWindow,
-				ReserveTokens: compaction.DefaultReserveTokens, KeepRecentTokens: compaction.DefaultKeepRecentTokens,
-				Boundary: compaction.DefaultBoundary, Estimator: compaction.EstimatorPi}})
-		if err != nil {
-			rec.Error = err.Error()
+		ch <- out
+	}()
+	return ch
+}
+
+func runReplay(ctx context.Context, path string, t Target, nowMs int64) (*replay.Result, error) {
+	return replay.RunFile(ctx, path, replay.Options{Provider: t.Provider, Model: t.Model,
+		Era: hygiene.EraSingleFile, Pairing: hygiene.PairingClassic, NowMs: nowMs,
+		Compaction: compaction.Settings{ContextWindow: compaction.DefaultContextWindow,
+			ReserveTokens: compaction.DefaultReserveTokens, KeepRecentTokens: compaction.DefaultKeepRecentTokens,
+			Boundary: compaction.DefaultBoundary, Estimator: compaction.EstimatorPi}})
+}
+
+// replays records the started replays and, with the default targets, the session's own
+// model first (run now: it is known only once the entries are read).
+func (b *builder) replays(ctx context.Context, idx *session.Index, path string, started <-chan []replayRun) {
+	var runs []replayRun
+	if b.o.Replays == nil {
+		if own, ok := b.ownTarget(); ok {
+			covered := false
+			for _, t := range DefaultReplays {
+				covered = covered || hygiene.NormalizeProvider(t.Provider) == hygiene.NormalizeProvider(own.Provider)
+			}
+			if !covered {
+				res, err := runReplay(ctx, path, own, b.o.Now.UnixMilli())
+				runs = append(runs, replayRun{t: own, res: res, err: err})
+			}
+		}
+	}
+	runs = append(runs, <-started...)
+	for _, r := range runs {
+		rec := replayRec{Target: r.t.String(), Family: []string{}, Steps: []stepRec{}, Sent: []sentRec{}, Dropped: []int32{}, Warnings: []string{}}
+		if r.err != nil {
+			rec.Error = r.err.Error()
 			if b.red != nil {
 				rec.Error = "replay failed"
 			}
-			b.d.Replays = append(b.d.Replays, rec)
-			continue
+		} else {
+			b.replay(&rec, idx, r.res, path)
 		}
-		b.replay(&rec, idx, res, path)
 		b.d.Replays = append(b.d.Replays, rec)
 	}
 }

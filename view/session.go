@@ -151,10 +151,12 @@ type problemRec struct {
 
 // sessionInput is what buildSession needs besides the transcript.
 type sessionInput struct {
-	Path     string          // the transcript (plain, gzip or zstd)
-	Display  string          // how the page names it
-	Findings []audit.Finding // audit findings for this transcript (and gateway logs)
-	Back     string          // link to the state-dir page, "" for none
+	Path    string // the transcript (plain, gzip or zstd)
+	Display string // how the page names it
+	// Findings returns the audit findings for this transcript (and gateway logs); it may wait
+	// for an audit running beside the page build.
+	Findings func() ([]audit.Finding, error)
+	Back     string // link to the state-dir page, "" for none
 }
 
 // builder fills one session page.
@@ -240,8 +242,15 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 		d.Entries[leaf].Fl |= flLeaf
 	}
 
+	targets := o.Replays
+	if targets == nil {
+		targets = DefaultReplays
+	}
+	started := startReplays(ctx, in.Path, targets, o.Now.UnixMilli())
+	wait := func() { <-started } // on an early return, let the replays finish before the file goes
 	f, err := jsonl.Open(in.Path, nil)
 	if err != nil {
+		wait()
 		return nil, nil, err
 	}
 	all := make([]int, n)
@@ -254,6 +263,7 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 	})
 	f.Close()
 	if err != nil {
+		wait()
 		return nil, nil, fmt.Errorf("%s: %w", in.Path, err)
 	}
 	b.compactions(idx, path)
@@ -271,8 +281,13 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 	for _, p := range idx.Problems() {
 		d.Problems = append(d.Problems, problemRec{Line: p.Line, Kind: p.Kind.String(), Size: p.Size})
 	}
-	b.findings(idx, in.Path, in.Findings)
-	b.replays(ctx, idx, in.Path, path)
+	fs, err := in.Findings()
+	if err != nil {
+		wait()
+		return nil, nil, err
+	}
+	b.findings(idx, in.Path, fs)
+	b.replays(ctx, idx, in.Path, started)
 	d.Omitted = b.tx.omitted
 	if b.tx.omitted > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d long text(s) are shown as previews only: the page's budget of %s of full texts was spent (raise --text-budget)", b.tx.omitted, humanBytes(o.TextBudget)))

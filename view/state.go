@@ -273,7 +273,7 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 				results[k] = done{j: j, err: err}
 				return
 			}
-			p, err := writeSessionFile(ctx, out, sessionInput{Path: src, Display: display, Findings: byPath[src], Back: back}, o, red)
+			p, err := writeSessionFile(ctx, out, sessionInput{Path: src, Display: display, Findings: func() ([]audit.Finding, error) { return byPath[src], nil }, Back: back}, o, red)
 			p.Path = rel
 			results[k] = done{j: j, p: p, err: err}
 		}()

@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/audit"
@@ -116,10 +117,6 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 	if err := checkOutput(out, filepath.Dir(path)); err != nil {
 		return nil, err
 	}
-	fs, err := auditFindings(ctx, path, o)
-	if err != nil {
-		return nil, err
-	}
 	var red *redactor
 	if o.Redact {
 		red = newRedactor()
@@ -128,7 +125,7 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 	if red != nil {
 		display = filepath.Base(path)
 	}
-	p, err := writeSessionFile(ctx, out, sessionInput{Path: path, Display: display, Findings: fs}, o, red)
+	p, err := writeSessionFile(ctx, out, sessionInput{Path: path, Display: display, Findings: startAudit(ctx, path, o)}, o, red)
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +136,6 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 // Options.Logs); Write is the same with the output file handled.
 func WriteSession(ctx context.Context, w io.Writer, path string, o Options) (Page, error) {
 	o = o.withDefaults()
-	fs, err := auditFindings(ctx, path, o)
-	if err != nil {
-		return Page{}, err
-	}
 	var red *redactor
 	if o.Redact {
 		red = newRedactor()
@@ -151,18 +144,34 @@ func WriteSession(ctx context.Context, w io.Writer, path string, o Options) (Pag
 	if red != nil {
 		display = filepath.Base(path)
 	}
-	return renderSession(ctx, w, sessionInput{Path: path, Display: display, Findings: fs}, o, red)
+	return renderSession(ctx, w, sessionInput{Path: path, Display: display, Findings: startAudit(ctx, path, o)}, o, red)
 }
 
-func auditFindings(ctx context.Context, path string, o Options) ([]audit.Finding, error) {
-	res, err := audit.Run(ctx, []string{path}, audit.Options{Now: o.Now, Logs: o.Logs}, nil)
-	if err != nil {
-		return nil, err
+// startAudit audits path (with Options.Logs) in a goroutine, beside the page build, and
+// returns a func that waits for its findings.
+func startAudit(ctx context.Context, path string, o Options) func() ([]audit.Finding, error) {
+	type out struct {
+		fs  []audit.Finding
+		err error
 	}
-	if len(res.Unreadable) > 0 {
-		return nil, fmt.Errorf("audit could not read %s", strings.Join(res.Unreadable, ", "))
+	ch := make(chan out, 1)
+	go func() {
+		res, err := audit.Run(ctx, []string{path}, audit.Options{Now: o.Now, Logs: o.Logs}, nil)
+		switch {
+		case err != nil:
+			ch <- out{err: err}
+		case len(res.Unreadable) > 0:
+			ch <- out{err: fmt.Errorf("audit could not read %s", strings.Join(res.Unreadable, ", "))}
+		default:
+			ch <- out{fs: res.Findings}
+		}
+	}()
+	var once sync.Once
+	var r out
+	return func() ([]audit.Finding, error) {
+		once.Do(func() { r = <-ch })
+		return r.fs, r.err
 	}
-	return res.Findings, nil
 }
 
 func renderSession(ctx context.Context, w io.Writer, in sessionInput, o Options, red *redactor) (Page, error) {
