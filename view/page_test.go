@@ -152,3 +152,5 @@ func writeFile(t *testing.T, path, s string) {
 }
 
 func contains(s, sub string) bool { return bytes.Contains([]byte(s), []byte(sub)) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/audit"
 	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/retention"
@@ -75,7 +76,8 @@ type rowRec struct {
 // sessionJob is one transcript to give a page.
 type sessionJob struct {
 	agent, dir, name string
-	row              []int // rows it belongs to
+	display          string // how pages name it; "" for agents/<id>/sessions/<name>
+	row              []int  // rows it belongs to
 }
 
 func writeState(ctx context.Context, path string, o Options) (*Result, error) {
@@ -85,7 +87,17 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 	}
 	root := path
 	if !isDir(path) {
-		root = filepath.Dir(path) // a sessions.json
+		root = filepath.Dir(path) // a sessions.json, or an agent database
+	}
+	var targets []store.Target
+	if t, ok := dbTarget(path); ok {
+		root = filepath.Dir(filepath.Dir(t.SessionsDir))
+		targets = []store.Target{t}
+	} else {
+		var err error
+		if targets, err = (store.Scope{Paths: []string{path}, Agent: o.Agent, All: o.Agent == ""}).Targets(); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkOutDir(outDir, root); err != nil {
 		return nil, err
@@ -94,21 +106,52 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 	if o.Redact {
 		red = newRedactor()
 	}
-	targets, err := store.Scope{Paths: []string{path}, Agent: o.Agent, All: o.Agent == ""}.Targets()
+	tmp, err := os.MkdirTemp("", "clawdoctor-view-")
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(tmp)
 	inv, err := store.Inventory(ctx, targets, store.StatsOptions{Now: o.Now}, nil)
 	if err != nil {
 		return nil, err
 	}
-	dirs := make([]string, len(targets))
-	for i, t := range targets {
-		dirs[i] = t.SessionsDir
+	var dirs []string
+	for _, t := range targets {
+		if isDir(t.SessionsDir) {
+			dirs = append(dirs, t.SessionsDir)
+		}
 	}
-	ares, err := audit.Run(ctx, dirs, audit.Options{Now: o.Now, Logs: o.Logs}, nil)
-	if err != nil {
-		return nil, err
+	// SQLite-era agents: every session of the database, exported as JSONL for the pages
+	dbs := make([][]dbSession, len(targets))
+	var exported []string
+	for i, t := range targets {
+		db := agentDB(ctx, t.SessionsDir)
+		if db == "" {
+			continue
+		}
+		dir := filepath.Join(tmp, itoa(i))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return nil, err
+		}
+		if dbs[i], err = exportDB(ctx, db, dir); err != nil {
+			return nil, err
+		}
+		for _, s := range dbs[i] {
+			exported = append(exported, s.File)
+		}
+	}
+	ares := &audit.Result{}
+	if len(dirs) > 0 || len(o.Logs) > 0 {
+		if ares, err = audit.Run(ctx, dirs, audit.Options{Now: o.Now, Logs: o.Logs}, nil); err != nil && len(exported) == 0 {
+			return nil, err
+		}
+	}
+	if len(exported) > 0 {
+		dres, err := audit.Run(ctx, exported, audit.Options{Now: o.Now}, nil)
+		if err != nil {
+			return nil, err
+		}
+		ares.Findings = append(ares.Findings, dres.Findings...)
 	}
 	byPath := map[string][]audit.Finding{}
 	for _, f := range ares.Findings {
@@ -156,9 +199,20 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 			}
 		}
 		if ag.SQLite {
-			ag.CleanupNote = "SQLite-era agent: OpenClaw 2026.8+ keeps its sessions in agent/openclaw-agent.sqlite; these files are not the live store"
+			ag.CleanupNote = fmt.Sprintf("SQLite-era agent: OpenClaw 2026.8+ keeps its sessions in agent/%s (%d sessions shown from it, kind sqlite); JSONL files in sessions/ are not the live store", agentdb.FileName, len(dbs[i]))
 		}
 		sd.Agents = append(sd.Agents, ag)
+		for _, s := range dbs[i] {
+			j := &sessionJob{agent: ag.ID, dir: filepath.Dir(s.File), name: filepath.Base(s.File),
+				display: "agents/" + ag.ID + "/agent/" + agentdb.FileName + "#" + s.ID}
+			if red == nil {
+				j.display = filepath.Join(filepath.Dir(t.SessionsDir), "agent", agentdb.FileName) + "#" + s.ID
+			}
+			j.row = append(j.row, len(sd.Rows))
+			jobs = append(jobs, j)
+			sd.Rows = append(sd.Rows, rowRec{Agent: ag.ID, Key: s.Key, SID: s.ID, Channel: s.Channel, Chat: s.Chat, Updated: s.Updated,
+				File: agentdb.FileName + "#" + s.ID, Kind: "sqlite", Size: s.Bytes, Entries: -1})
+		}
 
 		st, err := store.Load(t.Store())
 		if err != nil {
@@ -267,6 +321,9 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 			display := src
 			if red != nil {
 				display = "agents/" + j.agent + "/sessions/" + j.name
+			}
+			if j.display != "" {
+				display = j.display
 			}
 			out := filepath.Join(outDir, filepath.FromSlash(rel))
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

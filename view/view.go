@@ -97,7 +97,7 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.IsDir() || filepath.Base(path) == "sessions.json" {
+	if _, db := dbTarget(path); st.IsDir() || filepath.Base(path) == "sessions.json" || db {
 		if o.Out != "" {
 			return nil, ErrOutForDir
 		}
@@ -114,7 +114,7 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 	if !strings.HasSuffix(strings.ToLower(out), ".html") {
 		return nil, fmt.Errorf("%s: %w", out, ErrNotHTML)
 	}
-	if err := checkOutput(out, filepath.Dir(path)); err != nil {
+	if err := checkOutput(out); err != nil {
 		return nil, err
 	}
 	var red *redactor
@@ -232,10 +232,10 @@ func pageName(path string) string {
 }
 
 // checkOutput refuses an output file that exists and is not one of our pages, and one that
-// would land in a sessions dir (srcDir, or any dir holding a sessions.json).
-func checkOutput(out, srcDir string) error {
-	dir := filepath.Dir(out)
-	if same(dir, srcDir) || exists(filepath.Join(dir, "sessions.json")) {
+// would land in a sessions dir (one holding a sessions.json, or agents/<id>/sessions).
+func checkOutput(out string) error {
+	dir := absPath(filepath.Dir(out))
+	if exists(filepath.Join(dir, "sessions.json")) || (filepath.Base(dir) == "sessions" && filepath.Base(filepath.Dir(filepath.Dir(dir))) == "agents") {
 		return fmt.Errorf("%s: %w (choose another --out or --out-dir)", out, ErrInside)
 	}
 	st, err := os.Lstat(out)
@@ -261,17 +261,6 @@ func ours(p string) bool {
 	head := make([]byte, 2048)
 	n, _ := io.ReadFull(bufio.NewReader(f), head)
 	return bytes.Contains(head[:n], []byte(generatorMark))
-}
-
-func same(a, b string) bool {
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	if err1 != nil || err2 != nil {
-		aa, _ := filepath.Abs(a)
-		bb, _ := filepath.Abs(b)
-		return aa == bb
-	}
-	return ra == rb
 }
 
 func exists(p string) bool {

@@ -336,9 +336,6 @@ func TestOutputRefusals(t *testing.T) {
 	if b, _ := os.ReadFile(foreign); string(b) != "<p>mine</p>" {
 		t.Error("foreign file changed")
 	}
-	if _, err := view.Write(ctx, path, view.Options{Out: filepath.Join(filepath.Dir(path), "x.html"), Replays: noReplay}); !errors.Is(err, view.ErrInside) {
-		t.Errorf("writing beside the transcript: %v", err)
-	}
 	if _, err := view.Write(ctx, path, view.Options{Out: filepath.Join(dir, "x.txt"), Replays: noReplay}); !errors.Is(err, view.ErrNotHTML) {
 		t.Errorf("a non-.html output: %v", err)
 	}
@@ -351,6 +348,11 @@ func TestOutputRefusals(t *testing.T) {
 	state := t.TempDir()
 	if err := fixtures.WriteDemo(state); err != nil {
 		t.Fatal(err)
+	}
+	live := filepath.Join(state, "agents", "main", "sessions")
+	tr, _ := filepath.Glob(filepath.Join(live, "*.jsonl"))
+	if _, err := view.Write(ctx, tr[0], view.Options{OutDir: live, Replays: noReplay}); !errors.Is(err, view.ErrInside) {
+		t.Errorf("writing into a sessions dir: %v", err)
 	}
 	if _, err := view.Write(ctx, state, view.Options{Out: ours}); !errors.Is(err, view.ErrOutForDir) {
 		t.Errorf("--out for a dir: %v", err)
