@@ -1,14 +1,18 @@
 package view
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/replay"
 	"github.com/clawdoctor/clawdoctor/session"
 )
@@ -109,23 +113,77 @@ type replayRun struct {
 	err error
 }
 
-// startReplays runs replay.RunFile for each target in a goroutine, so the replays overlap
-// with reading the transcript for the page.
+// startReplays runs replay.RunFile for each target, two at a time, in goroutines: the
+// replays overlap with reading the transcript for the page.
 func startReplays(ctx context.Context, path string, ts []Target, nowMs int64) <-chan []replayRun {
 	ch := make(chan []replayRun, 1)
 	go func() {
-		out := make([]replayRun, 0, len(ts))
-		for _, t := range ts {
-			if ctx.Err() != nil {
-				out = append(out, replayRun{t: t, err: ctx.Err()})
-				continue
-			}
-			res, err := runReplay(ctx, path, t, nowMs)
-			out = append(out, replayRun{t: t, res: res, err: err})
+		out := make([]replayRun, len(ts))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 2)
+		for k, t := range ts {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				if err := ctx.Err(); err != nil {
+					out[k] = replayRun{t: t, err: err}
+					return
+				}
+				res, err := runReplay(ctx, path, t, nowMs)
+				out[k] = replayRun{t: t, res: res, err: err}
+			}()
 		}
+		wg.Wait()
 		ch <- out
 	}()
 	return ch
+}
+
+// ownModel reads the last assistant turn of the active path (one line, from the plain file)
+// for its model, so the replay of the session's own model can start with the others.
+func ownModel(idx *session.Index, path string) (Target, bool) {
+	p := idx.ActivePath()
+	for k := len(p) - 1; k >= 0; k-- {
+		nd := idx.Node(p[k])
+		if nd.Type != session.TypeMessage || nd.Role != session.RoleAssistant {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return Target{}, false
+		}
+		defer f.Close()
+		if jsonl.Detect(bufio.NewReaderSize(f, 16)) != jsonl.Plain {
+			return Target{}, false // a compressed file: known once the entries are read
+		}
+		e, err := idx.ReadEntry(f, p[k])
+		if err != nil || e.Message == nil || e.Message.Provider == "" || e.Message.Model == "" || e.Message.Provider == "openclaw" {
+			return Target{}, false
+		}
+		return Target{Provider: e.Message.Provider, Model: e.Message.Model}, true
+	}
+	return Target{}, false
+}
+
+// replayTargets are the targets started with the page build: Options.Replays, else the
+// session's own model (when it can be read now) and DefaultReplays.
+func replayTargets(o Options, idx *session.Index, path string) ([]Target, bool) {
+	if o.Replays != nil {
+		return o.Replays, true
+	}
+	own, ok := ownModel(idx, path)
+	if !ok {
+		return DefaultReplays, false
+	}
+	out := []Target{own}
+	for _, t := range DefaultReplays {
+		if hygiene.NormalizeProvider(t.Provider) != hygiene.NormalizeProvider(own.Provider) {
+			out = append(out, t)
+		}
+	}
+	return out, true
 }
 
 func runReplay(ctx context.Context, path string, t Target, nowMs int64) (*replay.Result, error) {
@@ -138,9 +196,9 @@ func runReplay(ctx context.Context, path string, t Target, nowMs int64) (*replay
 
 // replays records the started replays and, with the default targets, the session's own
 // model first (run now: it is known only once the entries are read).
-func (b *builder) replays(ctx context.Context, idx *session.Index, path string, started <-chan []replayRun) {
+func (b *builder) replays(ctx context.Context, idx *session.Index, path string, started <-chan []replayRun, complete bool) {
 	var runs []replayRun
-	if b.o.Replays == nil {
+	if !complete {
 		if own, ok := b.ownTarget(); ok {
 			covered := false
 			for _, t := range DefaultReplays {

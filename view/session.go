@@ -242,10 +242,7 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 		d.Entries[leaf].Fl |= flLeaf
 	}
 
-	targets := o.Replays
-	if targets == nil {
-		targets = DefaultReplays
-	}
+	targets, complete := replayTargets(o, idx, in.Path)
 	started := startReplays(ctx, in.Path, targets, o.Now.UnixMilli())
 	wait := func() { <-started } // on an early return, let the replays finish before the file goes
 	f, err := jsonl.Open(in.Path, nil)
@@ -287,7 +284,7 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 		return nil, nil, err
 	}
 	b.findings(idx, in.Path, fs)
-	b.replays(ctx, idx, in.Path, started)
+	b.replays(ctx, idx, in.Path, started, complete)
 	d.Omitted = b.tx.omitted
 	if b.tx.omitted > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d long text(s) are shown as previews only: the page's budget of %s of full texts was spent (raise --text-budget)", b.tx.omitted, humanBytes(o.TextBudget)))

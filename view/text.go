@@ -15,7 +15,7 @@ import (
 
 // Defaults of the page size bounds (Options.MaxText, Options.TextBudget, Options.Preview).
 const (
-	DefaultPreview    = 160      // characters of a text shown in the page data itself
+	DefaultPreview    = 80       // characters of a text in the page data itself (the list shows about that much)
 	DefaultMaxText    = 64 << 10 // bytes of one text kept in full in the compressed block
 	DefaultTextBudget = 24 << 20 // bytes of full texts per page, before compression
 	chunkBytes        = 1 << 20  // uncompressed bytes per compressed text chunk
