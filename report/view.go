@@ -25,7 +25,7 @@ func View(w io.Writer, res *view.Result, f Format) error {
 			fmt.Fprintf(w, "... and %d more session pages\n", len(res.Pages)-ViewPageLimit)
 			break
 		}
-		fmt.Fprintf(w, "wrote %s%s: %d entries, %d findings, %s\n", p.Path, red, p.Entries, p.Findings, humanSize(p.Bytes))
+		fmt.Fprintf(w, "wrote %s%s: %d entries, %d findings, %s\n", p.Path, red, p.Entries, p.Findings, fixtureBytes(p.Bytes))
 	}
 	for _, f := range res.Failed {
 		fmt.Fprintf(w, "no page for %s\n", f)
@@ -37,14 +37,4 @@ func View(w io.Writer, res *view.Result, f Format) error {
 		fmt.Fprintf(w, "open %s in a browser (it works offline, from file://)\n", m)
 	}
 	return nil
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

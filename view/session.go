@@ -287,7 +287,7 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 	b.replays(ctx, idx, in.Path, started, complete)
 	d.Omitted = b.tx.omitted
 	if b.tx.omitted > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("%d long text(s) are shown as previews only: the page's budget of %s of full texts was spent (raise --text-budget)", b.tx.omitted, humanBytes(o.TextBudget)))
+		d.Notes = append(d.Notes, fmt.Sprintf("%d long text(s) are shown as previews only: the page's budget of %s of full texts was spent (raise --text-budget)", b.tx.omitted, fmt.Sprintf("%.1f MiB", float64(o.TextBudget)/(1<<20))))
 	}
 	return d, b.tx, nil
 }
@@ -637,18 +637,6 @@ func (r *redactor) redactEvidence(ev map[string]any) map[string]any {
 		return nil
 	}
 	return out
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

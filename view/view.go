@@ -117,15 +117,8 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 	if err := checkOutput(out); err != nil {
 		return nil, err
 	}
-	var red *redactor
-	if o.Redact {
-		red = newRedactor()
-	}
-	display := path
-	if red != nil {
-		display = filepath.Base(path)
-	}
-	p, err := writeSessionFile(ctx, out, sessionInput{Path: path, Display: display, Findings: startAudit(ctx, path, o)}, o, red)
+	in, red := single(ctx, path, o)
+	p, err := writeSessionFile(ctx, out, in, o, red)
 	if err != nil {
 		return nil, err
 	}
@@ -136,15 +129,19 @@ func Write(ctx context.Context, path string, o Options) (*Result, error) {
 // Options.Logs); Write is the same with the output file handled.
 func WriteSession(ctx context.Context, w io.Writer, path string, o Options) (Page, error) {
 	o = o.withDefaults()
+	in, red := single(ctx, path, o)
+	return renderSession(ctx, w, in, o, red)
+}
+
+// single is the input of a page for one transcript given by the user, with its audit
+// started; a redacted page names the file only.
+func single(ctx context.Context, path string, o Options) (sessionInput, *redactor) {
+	in := sessionInput{Path: path, Display: path, Findings: startAudit(ctx, path, o)}
 	var red *redactor
 	if o.Redact {
-		red = newRedactor()
+		red, in.Display = newRedactor(), filepath.Base(path)
 	}
-	display := path
-	if red != nil {
-		display = filepath.Base(path)
-	}
-	return renderSession(ctx, w, sessionInput{Path: path, Display: display, Findings: startAudit(ctx, path, o)}, o, red)
+	return in, red
 }
 
 // startAudit audits path (with Options.Logs) in a goroutine, beside the page build, and

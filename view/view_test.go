@@ -381,3 +381,21 @@ func TestParseTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteSession renders to an io.Writer what Write puts in a file.
+func TestWriteSession(t *testing.T) {
+	path := fixtureFile(t, "lost_prompt.jsonl")
+	var buf bytes.Buffer
+	p, err := view.WriteSession(context.Background(), &buf, path, view.Options{Replays: noReplay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Bytes != int64(buf.Len()) || p.Findings == 0 {
+		t.Fatalf("page %+v, %d bytes written", p, buf.Len())
+	}
+	_, html := writeSession(t, path, view.Options{Replays: noReplay})
+	a, b := decodePage(t, buf.Bytes()).session(t), decodePage(t, html).session(t)
+	if len(a.Entries) != len(b.Entries) || len(a.Findings) != len(b.Findings) {
+		t.Errorf("WriteSession: %d entries %d findings; Write: %d, %d", len(a.Entries), len(a.Findings), len(b.Entries), len(b.Findings))
+	}
+}
