@@ -167,6 +167,11 @@ func ownModel(idx *session.Index, path string) (Target, bool) {
 	return Target{}, false
 }
 
+// BigSession is the entry count above which a page replays, by default, only the session's
+// own model (or the first of DefaultReplays): each replay of a huge session costs about as
+// much as an audit of it. Options.Replays chooses any targets.
+const BigSession = 20000
+
 // replayTargets are the targets started with the page build: Options.Replays, else the
 // session's own model (when it can be read now) and DefaultReplays.
 func replayTargets(o Options, idx *session.Index, path string) ([]Target, bool) {
@@ -174,6 +179,12 @@ func replayTargets(o Options, idx *session.Index, path string) ([]Target, bool) 
 		return o.Replays, true
 	}
 	own, ok := ownModel(idx, path)
+	if idx.Len() > BigSession {
+		if !ok {
+			own = DefaultReplays[0]
+		}
+		return []Target{own}, true
+	}
 	if !ok {
 		return DefaultReplays, false
 	}

@@ -243,6 +243,9 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 	}
 
 	targets, complete := replayTargets(o, idx, in.Path)
+	if o.Replays == nil && n > BigSession {
+		d.Notes = append(d.Notes, fmt.Sprintf("a session of %d entries: only %s is replayed by default (each replay costs about one audit of the file); choose others with --replay provider/model", n, targets[0]))
+	}
 	started := startReplays(ctx, in.Path, targets, o.Now.UnixMilli())
 	wait := func() { <-started } // on an early return, let the replays finish before the file goes
 	f, err := jsonl.Open(in.Path, nil)
