@@ -172,3 +172,30 @@ func TestBrowserLoadTime(t *testing.T) {
 	}
 	tb.clean(t)
 }
+
+// TestBrowserEdgeFiles: an empty file, a header alone, entries without ids (pi v1) and a
+// line that is not JSON open without an error.
+func TestBrowserEdgeFiles(t *testing.T) {
+	for name, body := range map[string]string{
+		"empty.jsonl":  "",
+		"header.jsonl": `{"type":"session","version":3,"id":"h1","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}` + "\n",
+		"v1.jsonl": `{"type":"session","id":"v1","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}
+{"type":"message","timestamp":"2026-05-01T08:00:01.000Z","message":{"role":"user","content":"hi"}}
+{"type":"message","timestamp":"2026-05-01T08:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hello"}],"stopReason":"stop"}}
+`,
+		"garbage.jsonl": "not json at all\n{\"broken\":\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			writeFile(t, path, body)
+			page, html := writeSession(t, path, view.Options{})
+			p := decodePage(t, html).session(t)
+			tb := open(t, page)
+			if rows := tb.allRows(t); len(rows) != len(p.Entries) {
+				t.Errorf("%d rows drawn for %d entries", len(rows), len(p.Entries))
+			}
+			tb.eval(t, `(() => { for (const b of document.querySelectorAll('.tabs button')) b.click(); return 1; })()`, nil)
+			tb.clean(t)
+		})
+	}
+}
