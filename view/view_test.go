@@ -3,7 +3,9 @@ package view_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
+	"image/jpeg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -397,5 +399,49 @@ func TestWriteSession(t *testing.T) {
 	a, b := decodePage(t, buf.Bytes()).session(t), decodePage(t, html).session(t)
 	if len(a.Entries) != len(b.Entries) || len(a.Findings) != len(b.Findings) {
 		t.Errorf("WriteSession: %d entries %d findings; Write: %d, %d", len(a.Entries), len(a.Findings), len(b.Entries), len(b.Findings))
+	}
+}
+
+// TestThumbnails: a decodable image gets a small JPEG thumbnail, an undecodable one none, and
+// a redacted page none at all.
+func TestThumbnails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "img.jsonl")
+	writeFile(t, path, `{"type":"session","version":3,"id":"s1","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-05-01T08:00:01.000Z","message":{"role":"user","content":[{"type":"image","data":"`+tinyImage()+`","mimeType":"image/png"},{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf","mimeType":"image/png"}]}}
+`)
+	thumbs := func(o view.Options) []string {
+		_, html := writeSession(t, path, o)
+		var d struct {
+			Entries []struct {
+				B []struct {
+					K, Img string
+				} `json:"b"`
+			} `json:"entries"`
+		}
+		if err := jsonUnmarshal(decodePage(t, html).blocks["data"], &d); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range d.Entries[0].B {
+			out = append(out, p.Img)
+		}
+		return out
+	}
+	got := thumbs(view.Options{Replays: noReplay})
+	if len(got) != 2 || got[1] != "" || !strings.HasPrefix(got[0], "data:image/jpeg;base64,") {
+		t.Fatalf("thumbnails %.60q", got)
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(got[0], "data:image/jpeg;base64,"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || cfg.Width != 96 || cfg.Height != 64 {
+		t.Errorf("thumbnail %dx%d, %v (a 96×64 image fits in 160 px as it is)", cfg.Width, cfg.Height, err)
+	}
+	for _, s := range thumbs(view.Options{Replays: noReplay, Redact: true}) {
+		if s != "" {
+			t.Error("a redacted page holds a thumbnail")
+		}
 	}
 }
