@@ -87,7 +87,7 @@ func validateDB(ctx context.Context, dbPath, session string, opts jsonl.Validate
 			failed(Ref(dbPath, id), err)
 			continue
 		}
-		s, err := jsonl.Validate(ctx, countReader{tr, c}, Ref(dbPath, id), opts)
+		s, err := jsonl.Validate(ctx, progress.Reader(tr, c), Ref(dbPath, id), opts)
 		tr.Close()
 		s.Compression = "sqlite"
 		if err != nil {
@@ -109,14 +109,3 @@ type noDone struct{ progress.Counter }
 
 func (noDone) SetTotal(int64) {}
 func (noDone) Done()          {}
-
-type countReader struct {
-	tr *Transcript
-	c  progress.Counter
-}
-
-func (r countReader) Read(p []byte) (int, error) {
-	n, err := r.tr.Read(p)
-	r.c.Add(int64(n))
-	return n, err
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
@@ -65,7 +64,7 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 		if len(deliveries) > 0 {
 			sc.deliveries = deliveries
 		}
-		fs, n, err := sc.run(countingReader{tr, c})
+		fs, n, err := sc.run(progress.Reader(tr, c))
 		tr.Close()
 		for _, f := range fs {
 			res.Findings = append(res.Findings, dbFinding(f))
@@ -143,16 +142,4 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 		}
 		checkBindings(dbPath, n.Key, 0, n.SessionID, &e, add, bindings)
 	}
-}
-
-// countingReader reports the bytes read to the progress counter.
-type countingReader struct {
-	r io.Reader
-	c progress.Counter
-}
-
-func (cr countingReader) Read(p []byte) (int, error) {
-	n, err := cr.r.Read(p)
-	cr.c.Add(int64(n))
-	return n, err
 }
