@@ -31,8 +31,12 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 	}
 	sessions, err := db.Sessions(ctx)
 	var nodes []agentdb.Node
+	var cold []agentdb.ColdArchive
 	if err == nil {
 		nodes, err = db.Nodes(ctx)
+	}
+	if err == nil {
+		cold, err = db.ColdArchives(ctx)
 	}
 	if err != nil {
 		db.Close()
@@ -47,7 +51,7 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 			return nil
 		}
 	} else {
-		checkNodes(dbPath, nodes, sessions, func(f Finding) { res.Findings = append(res.Findings, dbFinding(f)) }, bindings)
+		checkNodes(dbPath, nodes, sessions, cold, func(f Finding) { res.Findings = append(res.Findings, dbFinding(f)) }, bindings)
 	}
 	res.Summary.Files++ // the database itself, as for sessions.json
 	for _, s := range sessions {
@@ -112,10 +116,15 @@ func dbFinding(f Finding) Finding {
 
 // checkNodes applies the store rules that still mean something to session_nodes: rows a
 // gateway cannot use, sessions without events, oversized blobs and CLI bindings.
-func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session, add func(Finding), bindings *[]cliBinding) {
+// Sessions in cold storage have no events in transcript_events but are not missing (their
+// archive is not audited here).
+func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session, cold []agentdb.ColdArchive, add func(Finding), bindings *[]cliBinding) {
 	has := map[string]bool{}
 	for _, s := range sessions {
 		has[s.ID] = true
+	}
+	for _, c := range cold {
+		has[c.SessionID] = true
 	}
 	for _, n := range nodes {
 		var e storeEntry
@@ -127,7 +136,7 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 			add(newFinding("store.invalid-entry", dbPath, 0, "", fmt.Sprintf("session node %q has no safe current_session_id (%q)", n.Key, n.SessionID), map[string]any{"key": n.Key, "sessionId": n.SessionID}))
 			continue
 		}
-		if !has[n.SessionID] && n.ArchivedAt == 0 {
+		if !has[n.SessionID] && !n.Archived {
 			add(newFinding("store.missing-transcript", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q points at session %s, which has no transcript events in the database; OpenClaw starts it empty", n.Key, n.SessionID),
 				map[string]any{"key": n.Key, "sessionId": n.SessionID}))
 		}

@@ -64,7 +64,7 @@ func readDBStats(ctx context.Context, path string, sessionsBytes int64) *DBStats
 	}
 	s.Nodes = len(nodes)
 	for _, n := range nodes {
-		if n.ArchivedAt != 0 {
+		if n.Archived {
 			s.Archived++
 		}
 	}
