@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
@@ -74,6 +75,9 @@ func runReplay(c *cli.Context) error {
 			return &usageError{msg: "--session needs one agent", hint: "clawdoctor replay --agent main --session agent:main:main ..."}
 		}
 		if path, err = store.SessionSource(targets[0].SessionsDir, c.String("session")); err != nil {
+			if errors.Is(err, store.ErrNoSession) || errors.Is(err, agentdb.ErrNoSession) {
+				return &usageError{msg: err.Error(), hint: "clawdoctor stats lists the agent's sessions; give a session id or key"}
+			}
 			return err
 		}
 	case c.NArg() != 1 || c.String("session") != "":
