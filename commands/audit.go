@@ -31,6 +31,10 @@ archives, .gz/.zst) with or without a sessions.json beside it. With no PATH the 
 audited (--agent for one agent). Findings carry a stable rule id, a severity, the file, line and
 entry id, and plain words on what to run; docs/audit.md lists every rule.
 
+A SQLite-era agent (OpenClaw 2026.8+) is audited from its database: each session as the JSONL
+its events hold, named <db>#<session id>, with the same rules; PATH may also be the database
+(agents/<id>/agent/openclaw-agent.sqlite) or DB#SESSION (id or key). Nothing is written.
+
 EXAMPLE
   clawdoctor audit --format sarif ~/.openclaw > audit.sarif
   clawdoctor audit --logs /tmp/openclaw/openclaw-2026-05-17.log --fail-on warning s.jsonl` + exitStatusHelp,
