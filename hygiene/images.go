@@ -260,8 +260,8 @@ func SanitizeImages(msgs []Message, p Policy, sanitizeIDs bool, io ImageOptions,
 				stripped = stripThoughtSignatures(c, p.SanitizeThoughtSignatures)
 			}
 			in := dropEmptyTextBlocks(stripped)
-			if !newer && p.PreserveSignatures && hasThinkingBlock(stripped) {
-				in = stripped
+			if !newer && r.atLeast(Release20260424) && p.PreserveSignatures && hasThinkingBlock(stripped) {
+				in = stripped // 2026.4.24 keeps a signed-thinking turn's blocks as they are
 			}
 			nc := images(m, in)
 			if len(nc) == 0 {
@@ -701,4 +701,19 @@ func jpegSize(b []byte) (int, int, bool) {
 		off += seg
 	}
 	return 0, 0, false
+}
+
+// ImageOverLimits reports whether an image block is one OpenClaw re-encodes (its decoded size
+// or a side is over the default limits, or its header is not one rastermill reads): replay
+// keeps such images as they are, a deliberate difference (conformance.md).
+func ImageOverLimits(block map[string]any) bool {
+	data, _ := block["data"].(string)
+	canon := canonicalBase64(jsTrim(data))
+	if canon == "" {
+		return false
+	}
+	raw, _ := base64.StdEncoding.DecodeString(canon)
+	w, h, known := imageHeaderSize(raw)
+	return !known || len(raw) > DefaultImageMaxBytes || w > DefaultImageMaxDimension || h > DefaultImageMaxDimension ||
+		float64(w)*float64(h) > maxImagePixels
 }

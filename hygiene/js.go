@@ -21,13 +21,39 @@ var (
 	jsTrimEnd   = session.JSTrimEnd
 )
 
-// jsSpace is JavaScript's \s character class, for regular expressions ported from JS (Go's
-// \s is ASCII only).
-const jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
+// jsSpaceChars is JavaScript's \s character class without its brackets, for regular
+// expressions ported from JS (Go's \s is ASCII only).
+const jsSpaceChars = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
 
-// jsRe compiles a JavaScript regular expression whose \s means JavaScript's class.
+// jsRe compiles a JavaScript regular expression, giving \s JavaScript's meaning inside and
+// outside character classes ([\s\S] is any character).
 func jsRe(expr string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(expr, `\s`, jsSpace))
+	expr = strings.ReplaceAll(expr, `[\s\S]`, `[\x00-\x{10FFFF}]`)
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch {
+		case c == '\\' && i+1 < len(expr):
+			if expr[i+1] == 's' {
+				if inClass {
+					b.WriteString(jsSpaceChars)
+				} else {
+					b.WriteString("[" + jsSpaceChars + "]")
+				}
+			} else {
+				b.WriteString(expr[i : i+2])
+			}
+			i++
+			continue
+		case c == '[':
+			inClass = true
+		case c == ']':
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return regexp.MustCompile(b.String())
 }
 
 // isObject is `v && typeof v === "object"`: objects and arrays, not null.

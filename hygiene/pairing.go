@@ -1,6 +1,9 @@
 package hygiene
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Synthetic tool-result texts.
 const (
@@ -105,9 +108,10 @@ type PairingOptions struct {
 // conformance.md, "reused tool-call ids").
 //
 // Release differences: up to 2026.4.24 a span ends at any assistant, results pair only by
-// toolCallId/toolUseId, later matching results are not pulled back and a synthetic result
-// is never replaced; 2026.3.13 copies a failed assistant unchanged (its results become
-// orphans) and has no errored-result policy.
+// toolCallId/toolUseId, later matching results are not pulled back, a synthetic result is
+// never replaced and a second result for the same call within its turn is not a change
+// (alone, it leaves the transcript as it was); 2026.3.13 copies a failed assistant unchanged
+// (its results become orphans) and has no errored-result policy.
 func RepairPairing(msgs []Message, o PairingOptions, r Release, nowMs int64) ([]Message, Step) {
 	st := Step{Name: "tool-result-pairing"}
 	newest := r.atLeast(Release20260611)
@@ -116,6 +120,7 @@ func RepairPairing(msgs []Message, o PairingOptions, r Release, nowMs int64) ([]
 		text = MissingToolResultText
 	}
 	var out []Message
+	var quiet []string
 	seen := map[string]bool{}
 	pos := map[string]int{}
 	push := func(m Message) {
@@ -208,8 +213,12 @@ func RepairPairing(msgs []Message, o PairingOptions, r Release, nowMs int64) ([]
 					} else if newest && isSynthetic(prev) && !isSynthetic(nr) {
 						span[id] = nr
 						st.note("%s: real tool result %q replaced a synthetic one", Ref(next), id)
-					} else {
+					} else if newest {
 						st.note("%s: second tool result %q in the same turn dropped", Ref(next), id)
+					} else {
+						// Up to 2026.4.24 this drop does not count as a change: when it is the
+						// only one, the transcript goes out unrepaired, duplicate included.
+						quiet = append(quiet, fmt.Sprintf("%s: second tool result %q in the same turn dropped", Ref(next), id))
 					}
 					continue
 				}
@@ -259,6 +268,8 @@ func RepairPairing(msgs []Message, o PairingOptions, r Release, nowMs int64) ([]
 	if st.Changed == 0 {
 		return msgs, st
 	}
+	st.Details = append(st.Details, quiet...)
+	st.Changed += len(quiet)
 	if out == nil {
 		out = []Message{}
 	}

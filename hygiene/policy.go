@@ -73,6 +73,24 @@ func NormalizeProvider(p string) string {
 	return p
 }
 
+// pluginOwner0424 are the 2026.4.24 owners that differ: moonshot and amazon-bedrock were
+// still bundled there, with replay hooks.
+var pluginOwner0424 = map[string]string{"moonshot": "moonshot", "amazon-bedrock": "amazon-bedrock"}
+
+// openAICompatiblePolicy is buildOpenAICompatibleReplayPolicy of 2026.4.24.
+func openAICompatiblePolicy(api string, sanitizeIDs bool) policyPatch {
+	if api != "openai-completions" && api != "openai-responses" && api != "openai-codex-responses" && api != "azure-openai-responses" {
+		return policyPatch{}
+	}
+	var h policyPatch
+	if sanitizeIDs {
+		h.sanitizeToolCallIDs, h.toolCallIDMode = ptr(true), "strict"
+	}
+	completions := api == "openai-completions"
+	h.googleOrdering, h.gemini, h.anthropic = ptr(completions), ptr(completions), ptr(completions)
+	return h
+}
+
 // pluginOwner is the bundled plugin whose replay hooks own a normalized provider id. Only the
 // plugins that define buildReplayPolicy are listed: a plugin without one gets the core
 // fallback, exactly like a provider no plugin owns (amazon-bedrock and moonshot ship as
@@ -89,12 +107,26 @@ var pluginOwner = map[string]string{
 
 // Resolve is resolveTranscriptPolicy of release r for the target model.
 func Resolve(m Model, r Release) Policy {
+	r = r.orDefault()
+	if !r.atLeast(Release20260424) {
+		return resolve0313(m)
+	}
 	p := defaultPolicy()
-	p.Release, p.Provider, p.API, p.Model = r.orDefault(), NormalizeProvider(m.Provider), m.API, m.ID
+	p.Release, p.Provider, p.API, p.Model = r, NormalizeProvider(m.Provider), m.API, m.ID
 	owner := pluginOwner[p.Provider]
+	if !r.atLeast(Release20260611) {
+		if o, ok := pluginOwner0424[p.Provider]; ok {
+			owner = o
+		}
+	}
 	p.Owner = owner
 	var hook policyPatch
 	switch owner {
+	case "moonshot": // 2026.4.24: openai-compatible family without id sanitizing
+		hook = openAICompatiblePolicy(m.API, false)
+	case "amazon-bedrock": // 2026.4.24: anthropic-by-model family
+		id := strings.ToLower(m.ID)
+		hook = strictAnthropicPolicy(true, false, strings.Contains(id, "claude") && !preservesThinkingBlocks(m.ID))
 	case "anthropic":
 		hook = nativeAnthropicPolicy(m.ID)
 	case "openai":
@@ -110,9 +142,123 @@ func Resolve(m Model, r Release) Policy {
 			hook.sanitizeToolCallIDs, hook.toolCallIDMode = ptr(true), "strict9"
 		}
 	default:
-		hook = unownedFallback(m)
+		hook = unownedFallback(m, r)
 	}
 	hook.apply(&p)
+	return p
+}
+
+// capabilities0313 is 2026.3.13's PROVIDER_CAPABILITIES table (the fields its transcript
+// policy reads), before provider plugins owned replay policy.
+type capabilities0313 struct {
+	family                 string
+	preserveAnthropicSigs  bool
+	compatTurnValidation   bool
+	geminiSigs             bool
+	strict9                bool
+	strict9Hints           []string
+	geminiSigHints         []string
+	dropThinkingModelHints []string
+}
+
+var mistralModelHints = []string{"mistral", "mixtral", "codestral", "pixtral", "devstral", "ministral", "mistralai"}
+
+func caps0313(provider string) capabilities0313 {
+	c := capabilities0313{family: "default", preserveAnthropicSigs: true, compatTurnValidation: true}
+	switch provider {
+	case "anthropic", "amazon-bedrock":
+		c.family, c.dropThinkingModelHints = "anthropic", []string{"claude"}
+	case "kimi-coding":
+		c.preserveAnthropicSigs = false
+	case "mistral":
+		c.strict9, c.strict9Hints = true, mistralModelHints
+	case "openai", "openai-codex":
+		c.family = "openai"
+	case "openrouter", "opencode", "opencode-go":
+		c.compatTurnValidation, c.geminiSigs, c.geminiSigHints = false, true, []string{"gemini"}
+	case "kilocode":
+		c.geminiSigs, c.geminiSigHints = true, []string{"gemini"}
+	case "github-copilot":
+		c.dropThinkingModelHints = []string{"claude"}
+	}
+	return c
+}
+
+func hasHint(model string, hints []string) bool {
+	m := strings.ToLower(model)
+	if m == "" {
+		return false
+	}
+	for _, h := range hints {
+		if strings.Contains(m, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeProvider0313 is 2026.3.13's normalizeProviderId.
+func normalizeProvider0313(p string) string {
+	n := strings.ToLower(jsTrim(p))
+	switch n {
+	case "z.ai", "z-ai":
+		return "zai"
+	case "opencode-zen":
+		return "opencode"
+	case "opencode-go-auth":
+		return "opencode-go"
+	case "qwen":
+		return "qwen-portal"
+	case "kimi-code":
+		return "kimi-coding"
+	case "bedrock", "aws-bedrock":
+		return "amazon-bedrock"
+	case "bytedance", "doubao":
+		return "volcengine"
+	}
+	return n
+}
+
+// resolve0313 is 2026.3.13's resolveTranscriptPolicy: one function over a capability table.
+func resolve0313(m Model) Policy {
+	provider := normalizeProvider0313(m.Provider)
+	c := caps0313(provider)
+	google := m.API == "google-gemini-cli" || m.API == "google-generative-ai"
+	anthropic := m.API == "anthropic-messages" || m.API == "bedrock-converse-stream" || c.family == "anthropic"
+	openAIAPI := m.API == "openai" || m.API == "openai-completions" || m.API == "openai-responses" || m.API == "openai-codex-responses"
+	openAI := c.family == "openai" || (provider == "" && openAIAPI)
+	strictCompat := m.API == "openai-completions" && !openAI && c.compatTurnValidation
+	mode := ""
+	if c.strict9 || hasHint(m.ID, c.strict9Hints) {
+		mode = "strict9"
+	}
+	mistral := mode == "strict9"
+	geminiSigs := c.geminiSigs && hasHint(m.ID, c.geminiSigHints)
+	completionsIDs := m.API == "openai-completions"
+	sanitizeIDs := google || mistral || anthropic || completionsIDs
+	if mode == "" && sanitizeIDs {
+		mode = "strict"
+	}
+	p := Policy{Release: Release20260313, Provider: provider, API: m.API, Model: m.ID, RepairToolUseResultPairing: true}
+	switch {
+	case openAI:
+		p.SanitizeMode = "images-only"
+	case google || anthropic || mistral || geminiSigs:
+		p.SanitizeMode = "full"
+	default:
+		p.SanitizeMode = "images-only"
+	}
+	p.SanitizeToolCallIDs = (!openAI && sanitizeIDs) || completionsIDs
+	p.ToolCallIDMode = mode
+	p.PreserveSignatures = anthropic && c.preserveAnthropicSigs
+	if !openAI && (geminiSigs || google) {
+		p.SanitizeThoughtSignatures = base64OnlyCamel
+	}
+	p.DropThinkingBlocks = hasHint(m.ID, c.dropThinkingModelHints)
+	p.ApplyGoogleTurnOrdering = !openAI && (google || strictCompat)
+	p.ValidateGeminiTurns = p.ApplyGoogleTurnOrdering
+	p.ValidateAnthropicTurns = !openAI && (anthropic || strictCompat)
+	p.AllowSyntheticToolResults = !openAI && (google || anthropic)
 	return p
 }
 
@@ -311,8 +457,9 @@ func requiresReasoningContentReplay(modelID string) bool {
 }
 
 // unownedFallback is buildUnownedProviderTransportReplayFallback: the policy of a provider no
-// bundled plugin owns, from its transport api alone.
-func unownedFallback(m Model) policyPatch {
+// bundled plugin owns, from its transport api alone (2026.4.24: without the reasoning drop,
+// the Claude-over-Responses turn validation and Responses synthetic results).
+func unownedFallback(m Model, r Release) policyPatch {
 	google, anthropic := IsGoogleAPI(m.API), isAnthropicAPI(m.API)
 	strictOpenAI := m.API == "openai-completions"
 	openAIIDs := strictOpenAI || ResponsesFamily(m.API)
@@ -340,17 +487,24 @@ func unownedFallback(m Model) policyPatch {
 	if google {
 		h.thoughtSignatures = base64OnlyCamel
 	}
-	if strictOpenAI {
+	newest := r.atLeast(Release20260611)
+	if strictOpenAI && newest {
 		h.dropReasoning = ptr(!(m.Reasoning || requiresReasoningContentReplay(m.ID)))
 	}
 	if google || strictOpenAI {
 		h.googleOrdering, h.gemini = ptr(true), ptr(true)
 	}
-	if anthropic || strictOpenAI || claudeResponses {
+	if anthropic || strictOpenAI || (claudeResponses && newest) {
 		h.anthropic = ptr(true)
 	}
-	if google || anthropic || ResponsesFamily(m.API) {
+	if google || anthropic || (ResponsesFamily(m.API) && newest) {
 		h.allowSynthetic = ptr(true)
+	}
+	if anthropic && m.NoReasoningEffort && !newest {
+		h.dropThinking = nil
+		if strings.Contains(id, "claude") {
+			h.dropThinking = ptr(!preservesThinkingBlocks(id))
+		}
 	}
 	return h
 }

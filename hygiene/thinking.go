@@ -34,10 +34,15 @@ func latestUser(msgs []Message) int {
 
 func omittedReasoning() []any { return []any{textBlock(ReasoningOmitted)} }
 
+// hasToolCallBlock is hasAssistantToolCall of the thinking helpers, whose isToolCallBlock
+// knows toolCall, tool_use and function_call (not toolUse or functionCall).
 func hasToolCallBlock(c []any) bool {
 	for _, v := range c {
-		if b, ok := v.(map[string]any); ok && pairingCallTypes[str(b["type"])] {
-			return true
+		if b, ok := v.(map[string]any); ok {
+			switch b["type"] {
+			case "toolCall", "tool_use", "function_call":
+				return true
+			}
 		}
 	}
 	return false
