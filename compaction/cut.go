@@ -92,6 +92,9 @@ func findCut(items []Item, start, end, keepRecent int, strict bool, r hygiene.Re
 			sum += JSNum(items[i].Tokens)
 		}
 		if float64(sum) >= float64(keepRecent) {
+			if strict && compareRelease(r, hygiene.Release20260611) >= 0 {
+				cut = cuts[len(cuts)-1] // 2026.6.11: with no cut point at or after i, the last one
+			}
 			for _, c := range cuts {
 				if c >= i {
 					cut = c

@@ -181,6 +181,10 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 	s = s.withDefaults()
 	est := s.Estimator
 	reserve := EffectiveReserve(s.ReserveTokens, s.ReserveFloor, s.ContextWindow)
+	if compareRelease(s.Release, hygiene.Release20260424) < 0 && s.ReserveFloor > 0 {
+		// 2026.3.x applies the floor whatever the window (a 16k window keeps 20k in reserve)
+		reserve = max(s.ReserveTokens, s.ReserveFloor)
+	}
 	p := Plan{Boundary: s.Boundary, KeepRecentTokens: s.KeepRecentTokens, PrevCompactionIndex: -1,
 		Cut: Cut{TurnStartIndex: -1}}
 
