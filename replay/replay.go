@@ -206,6 +206,9 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	} else {
 		pathIdx = idx.ActivePath()
 	}
+	if usesManagerTree(o.Release) {
+		pathIdx = managerPath(indexNodes(idx), o.Leaf, o.Release)
+	}
 	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck)
 	if err != nil {
 		return nil, err
@@ -352,6 +355,12 @@ func entriesWithNotes(ctx context.Context, entries []*session.Entry, warnings []
 		leaf = &o.Leaf
 	}
 	path := session.BuildContextFrom(entries, leaf).Path
+	if usesManagerTree(o.Release) {
+		path = nil
+		for _, i := range managerPath(entryNodes(entries), o.Leaf, o.Release) {
+			path = append(path, entries[i])
+		}
+	}
 	var custom []*session.Entry
 	for _, e := range entries {
 		if e.Type == session.TypeCustom {

@@ -199,7 +199,7 @@ func replayTargets(o Options, idx *session.Index, path string) ([]Target, bool) 
 
 func runReplay(ctx context.Context, path string, t Target, nowMs int64) (*replay.Result, error) {
 	return replay.RunFile(ctx, path, replay.Options{Provider: t.Provider, Model: t.Model,
-		Era: hygiene.EraSingleFile, Pairing: hygiene.PairingClassic, NowMs: nowMs,
+		NowMs: nowMs,
 		Compaction: compaction.Settings{ContextWindow: compaction.DefaultContextWindow,
 			ReserveTokens: compaction.DefaultReserveTokens, KeepRecentTokens: compaction.DefaultKeepRecentTokens,
 			Boundary: compaction.DefaultBoundary, Estimator: compaction.EstimatorPi}})
@@ -238,7 +238,9 @@ func (b *builder) replays(ctx context.Context, idx *session.Index, path string, 
 
 func (b *builder) replay(rec *replayRec, idx *session.Index, res *replay.Result, path string) {
 	rec.API = res.API
-	rec.Family = append(rec.Family, res.Policy.Family...)
+	if res.Policy.Owner != "" { // the provider plugin whose replay policy applies
+		rec.Family = append(rec.Family, res.Policy.Owner)
+	}
 	p := res.Policy
 	rec.Policy = policyFlag{Pairing: p.RepairToolUseResultPairing, DropThink: p.DropThinkingBlocks,
 		Google: p.ApplyGoogleTurnOrdering || p.ValidateGeminiTurns, Anthropic: p.ValidateAnthropicTurns}
@@ -246,7 +248,7 @@ func (b *builder) replay(rec *replayRec, idx *session.Index, res *replay.Result,
 		rec.Policy.IDs = p.ToolCallIDMode
 	}
 	rec.Tokens = res.Tokens.EstimatedSent
-	rec.Context = res.Compaction.Trigger.ContextTokens
+	rec.Context = res.Compaction.Trigger.ContextTokens.Int()
 	rec.WouldCompact = res.Compaction.Trigger.WouldCompact
 	rec.Leaf, rec.Compaction = res.Context.Leaf, res.Context.Compaction
 	rec.Window = res.Compaction.Trigger.ContextWindow

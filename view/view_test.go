@@ -13,7 +13,6 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/audit"
 	"github.com/clawdoctor/clawdoctor/fixtures"
-	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
 	"github.com/clawdoctor/clawdoctor/session"
 	"github.com/clawdoctor/clawdoctor/view"
@@ -250,7 +249,7 @@ func TestReplaysMatchReplay(t *testing.T) {
 	}
 	changed := 0
 	for k, tg := range targets {
-		res, err := replay.RunFile(context.Background(), path, replay.Options{Provider: tg.Provider, Model: tg.Model, Era: hygiene.EraSingleFile, Pairing: hygiene.PairingClassic})
+		res, err := replay.RunFile(context.Background(), path, replay.Options{Provider: tg.Provider, Model: tg.Model})
 		if err != nil {
 			t.Fatal(err)
 		}
