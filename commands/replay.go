@@ -32,7 +32,7 @@ func replayCommand() *cli.Command {
 			&cli.IntFlag{Name: "reserve-tokens", Value: compaction.DefaultReserveTokens, Usage: "configured compaction.reserveTokens (OpenClaw raises it to --reserve-floor)"},
 			&cli.IntFlag{Name: "reserve-floor", Value: compaction.ReserveTokensFloor, Usage: "OpenClaw reserveTokensFloor; 0 or -1 turns it off"},
 			&cli.IntFlag{Name: "keep-recent-tokens", Value: compaction.DefaultKeepRecentTokens, Usage: "tokens of recent messages a compaction keeps"},
-			&cli.StringFlag{Name: "boundary", Value: string(compaction.DefaultBoundary), Usage: "next-compaction boundary: late (pi-late, OC-core) or pi-0.58"},
+			&cli.StringFlag{Name: "boundary", Usage: "next-compaction boundary: late (pi-late, OC-core) or pi-0.58 (default: the release's, pi-0.58 for 2026.3.x, late after)"},
 			&cli.StringFlag{Name: "estimator", Value: string(compaction.EstimatorPi), Usage: "token estimator: pi (chars/4) or cjk (OC-core)"},
 			&cli.BoolFlag{Name: "recheck-compactions", Usage: "recompute the cut point of every stored compaction under both boundaries (loads the whole path)"},
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},
@@ -92,9 +92,11 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return &usageError{msg: err.Error(), hint: "--openclaw-version " + string(hygiene.DefaultRelease)}
 	}
-	boundary, err := compaction.ParseBoundary(c.String("boundary"))
-	if err != nil {
-		return &usageError{msg: err.Error(), hint: "--boundary late"}
+	var boundary compaction.Boundary // "": the release's (compaction.ReleaseBoundary)
+	if b := c.String("boundary"); b != "" {
+		if boundary, err = compaction.ParseBoundary(b); err != nil {
+			return &usageError{msg: err.Error(), hint: "--boundary late"}
+		}
 	}
 	est := compaction.Estimator(c.String("estimator"))
 	if est != compaction.EstimatorPi && est != compaction.EstimatorCJK {
