@@ -21,8 +21,9 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
-import "./environment.mjs";
+import { writeAnswer } from "./environment.mjs";
 
 let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
 const RealDate = Date;
@@ -38,14 +39,33 @@ class FixedDate extends RealDate {
 globalThis.Date = FixedDate;
 
 
-const { find, version } = await import("./chunks.mjs");
+const { find, has, version } = await import("./chunks.mjs");
+// Before 2026.6.11 the compaction code is pi's (@mariozechner/pi-coding-agent), whose index
+// does not re-export prepareCompaction or estimateContextTokens: take them from its compaction
+// module, the one its AgentSession imports.
+let piCompaction;
+async function findCompaction(name) {
+  if (has(name)) return find(name);
+  if (!piCompaction) {
+    const dir = join(process.env.OPENCLAW_REF_PKG, "..", "@mariozechner", "pi-coding-agent");
+    piCompaction = await import(pathToFileURL(join(dir, "dist", "core", "compaction", "compaction.js")).href);
+  }
+  if (piCompaction[name] === undefined) throw new Error(`openclaw ${version()}: no ${name} in OpenClaw or pi's compaction module`);
+  return piCompaction[name];
+}
 const SessionManager = await find("SessionManager");
 const AgentSession = await find("AgentSession");
-const prepareCompaction = await find("prepareCompaction");
-const findCutPoint = await find("findCutPoint");
-const estimateContextTokens = await find("estimateContextTokens");
-const applyAgentCompactionSettingsFromConfig = await find("applyAgentCompactionSettingsFromConfig");
+const prepareCompaction = await findCompaction("prepareCompaction");
+const findCutPoint = await findCompaction("findCutPoint");
+const estimateContextTokens = await findCompaction("estimateContextTokens");
+// 2026.6.11 renamed pi's settings and session code into OpenClaw's agent core; before, the
+// same logic is applyPiCompactionSettingsFromConfig and pi's AgentSession._checkCompaction.
+const applySettings = has("applyAgentCompactionSettingsFromConfig")
+  ? await find("applyAgentCompactionSettingsFromConfig")
+  : await find("applyPiCompactionSettingsFromConfig");
 const release = version();
+// pi 0.58 (OpenClaw 2026.3.x) starts the next compaction right after the previous one.
+const pi058 = /^2026\.3\./.test(release);
 const work = await mkdtemp(join(tmpdir(), "oracle-compaction-"));
 let seq = 0;
 
@@ -60,24 +80,30 @@ function effectiveSettings(req) {
     getCompactionKeepRecentTokens: () => PI_KEEP,
     applyOverrides: () => {},
   };
-  const r = applyAgentCompactionSettingsFromConfig({ settingsManager: sm, cfg, contextTokenBudget: req.contextWindow });
+  const r = applySettings({ settingsManager: sm, cfg, contextTokenBudget: req.contextWindow });
   return { enabled: true, reserveTokens: r.compaction.reserveTokens, keepRecentTokens: r.compaction.keepRecentTokens };
 }
 
 async function trigger(sm, messages, settings, req) {
   let decision = null;
+  const record = async (reason, willRetry) => {
+    decision = { reason, willRetry };
+    return true;
+  };
+  const state = { messages: [...messages] };
   const self = {
     settingsManager: { getCompactionSettings: () => settings },
     model: { provider: req.provider, id: req.modelId, contextWindow: req.contextWindow },
     sessionManager: sm,
-    agent: { state: { messages: [...messages] } },
+    agent: { state, replaceMessages: (m) => (state.messages = m) },
     overflowRecoveryAttempted: false,
+    _overflowRecoveryAttempted: false,
     emit: () => {},
-    runAutoCompaction: async (reason, willRetry) => {
-      decision = { reason, willRetry };
-      return true;
-    },
+    _emit: () => {},
+    runAutoCompaction: record,
+    _runAutoCompaction: record,
   };
+  const check = AgentSession.prototype.checkCompaction ?? AgentSession.prototype._checkCompaction;
   let last;
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i].role === "assistant") {
@@ -88,7 +114,8 @@ async function trigger(sm, messages, settings, req) {
   const out = { checked: Boolean(last), compact: false, reason: null, willRetry: false };
   if (!last) return out;
   try {
-    out.compact = await AgentSession.prototype.checkCompaction.call(self, last, false);
+    await check.call(self, last, false);
+    out.compact = decision !== null;
   } catch (err) {
     out.error = String(err?.message ?? err); // the real pre-prompt check throws too
     return out;
@@ -104,7 +131,7 @@ function yieldsMessage(entry) {
 function prepared(path, settings) {
   const res = prepareCompaction(path, settings);
   if (res?.ok === false) return { error: String(res.error?.message ?? res.error) };
-  const p = res?.value;
+  const p = res?.ok === true ? res.value : res; // 2026.6.11 returns a Result, pi the value
   if (!p) return null;
   // prepareCompaction's boundary and cut, as it computes them, to name the entries
   let prev = -1;
@@ -117,7 +144,7 @@ function prepared(path, settings) {
   let boundaryStart = 0;
   if (prev >= 0) {
     const k = path.findIndex((e) => e.id === path[prev].firstKeptEntryId);
-    boundaryStart = k >= 0 ? k : prev + 1;
+    boundaryStart = k >= 0 && !pi058 ? k : prev + 1;
   }
   const cut = findCutPoint(path, boundaryStart, path.length, settings.keepRecentTokens);
   const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
@@ -131,6 +158,7 @@ function prepared(path, settings) {
     turnStartIndex: cut.turnStartIndex,
     summarized: ids(boundaryStart, historyEnd),
     turnPrefix: cut.isSplitTurn ? ids(cut.turnStartIndex, cut.firstKeptEntryIndex) : [],
+    // pi 0.58 has no previousSummary in its preparation: undefined either way there
     kept: path.slice(cut.firstKeptEntryIndex).map((e) => e.id),
     previousSummary: p.previousSummary !== undefined,
   };
@@ -154,8 +182,8 @@ async function compactionOne(req) {
   const out = { id: req.id, release };
   fixedNow = typeof req.now === "number" ? req.now : fixedNow;
   const file = join(work, `s${++seq}.jsonl`);
-  await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
   try {
+    await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
     const sm = SessionManager.open(file);
     const messages = sm.buildSessionContext().messages;
     const settings = effectiveSettings(req);
@@ -177,7 +205,7 @@ try {
     if (!line.trim()) continue;
     const req = JSON.parse(line);
     const answer = req.op === "version" ? { id: req.id, version: release } : await compactionOne(req);
-    process.stdout.write(JSON.stringify(answer) + "\n");
+    writeAnswer(JSON.stringify(answer));
   }
 } finally {
   await rm(work, { recursive: true, force: true });

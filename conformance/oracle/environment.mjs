@@ -11,7 +11,11 @@
 //     packages, so the stage dir (OPENCLAW_PLUGIN_STAGE_DIR, a temp dir) gets that
 //     node_modules linked in: the plugins load as on an installed gateway, with no npm run.
 //
-//   import "./environment.mjs";   // first, before chunks.mjs
+//   - stdout is the answers' alone: OpenClaw logs some steps to stdout ("Image resized to fit
+//     limits"); process.stdout.write goes to stderr, and the drivers answer through
+//     writeAnswer.
+//
+//   import { writeAnswer } from "./environment.mjs";   // first, before chunks.mjs
 import { createHash } from "node:crypto";
 import dns from "node:dns";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
@@ -49,4 +53,12 @@ if (pkg && !process.env.OPENCLAW_PLUGIN_STAGE_DIR) {
   mkdirSync(join(stage, key), { recursive: true });
   symlinkSync(dirname(root), join(stage, key, "node_modules"), "dir");
   process.env.OPENCLAW_PLUGIN_STAGE_DIR = stage;
+}
+
+const stdoutWrite = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => process.stderr.write(...args);
+
+/** writeAnswer writes one answer line to the real stdout. */
+export function writeAnswer(line) {
+  stdoutWrite(line.endsWith("\n") ? line : `${line}\n`);
 }

@@ -10,11 +10,15 @@
 //
 // Each request is one JSON line:
 //   {"id":N,"file":"<path>"|"data":"<base64 transcript>","provider":P,"modelApi":A,"modelId":M,
-//    "model":{...},"now":<ms>,"allowedToolNames":[...]?}
+//    "model":{...},"now":<ms>,"allowedToolNames":[...]?,"brief":true?}
 //     → {"id":N,"release":R,"policy":{...},"context":{"messages","thinkingLevel","model"},
 //        "sanitized":[...],"validated":[...],"appended":["model-snapshot",...]}
+//       (brief: without context and sanitized)
 //       or {"id":N,"release":R,"error":"..."} when the pipeline throws (the OpenAI Responses
 //       invariant does, for instance).
+//   {"id":N,"op":"retry","body":B,"isFallbackRetry":F,"sessionHasHistory":H,"priorContextPrelude":P}
+//     → {"id":N,"release":R,"prompt":...}: resolveFallbackRetryPrompt, the prompt a model
+//       fallback retry sends ({"absent":true} in a release without it)
 //   {"id":N,"op":"version"} → {"id":N,"version":R}
 //
 // The input file is never touched: its bytes are copied into a temp dir first, because
@@ -25,7 +29,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import "./environment.mjs";
+import { writeAnswer } from "./environment.mjs";
 
 let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
 const RealDate = Date;
@@ -44,7 +48,17 @@ globalThis.Date = FixedDate;
 const { find, has, version } = await import("./chunks.mjs");
 const SessionManager = await find("SessionManager");
 const sanitizeSessionHistory = await find("sanitizeSessionHistory");
+// validateReplayTurns exists from 2026.4.x; 2026.3.13's attempt validates inline with the
+// policy's validateGeminiTurns / validateAnthropicTurns, which validate() repeats.
 const validateReplayTurns = has("validateReplayTurns") ? await find("validateReplayTurns") : null;
+const validateGeminiTurns = validateReplayTurns ? null : await find("validateGeminiTurns");
+const validateAnthropicTurns = validateReplayTurns ? null : await find("validateAnthropicTurns");
+
+function validate(common, prior, policy) {
+  if (validateReplayTurns) return validateReplayTurns({ ...common, messages: prior, ...(policy ? { policy } : {}) });
+  const gemini = policy.validateGeminiTurns ? validateGeminiTurns(prior) : prior;
+  return policy.validateAnthropicTurns ? validateAnthropicTurns(gemini) : gemini;
+}
 const resolveTranscriptPolicy = has("resolveTranscriptPolicy") ? await find("resolveTranscriptPolicy") : null;
 const release = version();
 // One config object for every request: OpenClaw caches the provider plugin registry per config
@@ -57,11 +71,11 @@ async function replayOne(req) {
   const out = { id: req.id, release };
   fixedNow = typeof req.now === "number" ? req.now : fixedNow;
   const file = join(work, `s${++seq}.jsonl`);
-  await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
   try {
+    await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
     const sm = SessionManager.open(file);
     const ctx = sm.buildSessionContext();
-    out.context = { messages: ctx.messages, thinkingLevel: ctx.thinkingLevel, model: ctx.model };
+    if (!req.brief) out.context = { messages: ctx.messages, thinkingLevel: ctx.thinkingLevel, model: ctx.model };
     const before = sm.getEntries().length;
     const common = {
       modelApi: req.modelApi,
@@ -82,10 +96,8 @@ async function replayOne(req) {
       sessionManager: sm,
       ...(policy ? { policy } : {}),
     });
-    out.sanitized = prior;
-    out.validated = validateReplayTurns
-      ? await validateReplayTurns({ ...common, messages: prior, ...(policy ? { policy } : {}) })
-      : prior;
+    if (!req.brief) out.sanitized = prior;
+    out.validated = await validate(common, prior, policy);
     out.appended = sm.getEntries().slice(before).map((e) => e.customType ?? e.type);
   } catch (err) {
     out.error = String(err?.message ?? err);
@@ -95,13 +107,34 @@ async function replayOne(req) {
   return out;
 }
 
+let resolveFallbackRetryPrompt;
+async function retryOne(req) {
+  const out = { id: req.id, release };
+  try {
+    if (resolveFallbackRetryPrompt === undefined) {
+      resolveFallbackRetryPrompt = has("resolveFallbackRetryPrompt") ? await find("resolveFallbackRetryPrompt") : null;
+    }
+    if (!resolveFallbackRetryPrompt) return { ...out, absent: true };
+    out.prompt = resolveFallbackRetryPrompt({
+      body: req.body,
+      isFallbackRetry: req.isFallbackRetry,
+      sessionHasHistory: req.sessionHasHistory,
+      priorContextPrelude: req.priorContextPrelude,
+    });
+  } catch (err) {
+    out.error = String(err?.message ?? err);
+  }
+  return out;
+}
+
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
 try {
   for await (const line of rl) {
     if (!line.trim()) continue;
     const req = JSON.parse(line);
-    const answer = req.op === "version" ? { id: req.id, version: release } : await replayOne(req);
-    process.stdout.write(JSON.stringify(answer) + "\n");
+    const answer =
+      req.op === "version" ? { id: req.id, version: release } : req.op === "retry" ? await retryOne(req) : await replayOne(req);
+    writeAnswer(JSON.stringify(answer));
   }
 } finally {
   await rm(work, { recursive: true, force: true });

@@ -22,6 +22,9 @@ import (
 // DefaultRelease is the release the engines follow by default: the newest JSONL-era one.
 const DefaultRelease = "2026.6.11"
 
+// RecordedReleases are the verified releases, whose oracle answers are recorded under testdata/.
+var RecordedReleases = []string{"2026.3.13", "2026.4.24", "2026.6.11"}
+
 // Oracle runs one Node driver of conformance/oracle under one OpenClaw release.
 type Oracle struct {
 	Tool    string // the openclaw-reference script
@@ -38,11 +41,17 @@ func repoDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// ReferenceTool finds ../shared/tools/openclaw-reference (or $OPENCLAW_REFERENCE).
+// ReferenceTool finds the reference: scripts/reference.sh (the shared openclaw-reference tool,
+// or $OPENCLAW_REFERENCE, with what installing the 2026.3.x releases needs).
 func ReferenceTool() (string, error) {
 	ref := os.Getenv("OPENCLAW_REFERENCE")
 	if ref == "" {
 		ref = filepath.Join(repoDir(), "..", "..", "shared", "tools", "openclaw-reference")
+	}
+	if _, err := os.Stat(ref); err == nil {
+		if wrapper := filepath.Join(repoDir(), "scripts", "reference.sh"); fileExists(wrapper) {
+			return wrapper, nil
+		}
 	}
 	abs, err := filepath.Abs(ref)
 	if err != nil {
@@ -55,15 +64,55 @@ func ReferenceTool() (string, error) {
 }
 
 // Run sends every request (one JSON value each) to the driver and returns its answers in the
-// same order. The driver answers line by line; a driver that exits early or answers fewer
-// lines is an error naming the release and the driver's stderr.
+// same order.
 func (o Oracle) Run(ctx context.Context, reqs []any) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, len(reqs))
+	err := o.Stream(ctx, reqs, 1, func(i int, ans json.RawMessage) error {
+		out[i] = ans
+		return nil
+	})
+	return out, err
+}
+
+// Stream sends the requests to jobs driver processes (request i to process i mod jobs) and
+// calls fn with each answer as it arrives, from one goroutine per process. A driver that exits
+// early or answers fewer lines is an error naming the release and the driver's stderr; so is
+// an error of fn, which stops the run.
+func (o Oracle) Stream(ctx context.Context, reqs []any, jobs int, fn func(i int, ans json.RawMessage) error) error {
+	jobs = max(1, min(jobs, len(reqs)))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, jobs)
+	for j := 0; j < jobs; j++ {
+		var idx []int
+		for i := j; i < len(reqs); i += jobs {
+			idx = append(idx, i)
+		}
+		go func() {
+			err := o.stream(ctx, reqs, idx, fn)
+			if err != nil {
+				cancel()
+			}
+			errs <- err
+		}()
+	}
+	var first error
+	for j := 0; j < jobs; j++ {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// stream runs one driver process over reqs[idx...].
+func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, json.RawMessage) error) error {
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	enc.SetEscapeHTML(false)
-	for i, r := range reqs {
-		if err := enc.Encode(r); err != nil {
-			return nil, fmt.Errorf("request %d: %w", i, err)
+	for _, i := range idx {
+		if err := enc.Encode(reqs[i]); err != nil {
+			return fmt.Errorf("request %d: %w", i, err)
 		}
 	}
 	script := filepath.Join(repoDir(), "conformance", "oracle", o.Script)
@@ -74,29 +123,44 @@ func (o Oracle) Run(ctx context.Context, reqs []any) ([]json.RawMessage, error) 
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("openclaw %s %s: %w", o.Release, o.Script, err)
+		return fmt.Errorf("openclaw %s %s: %w", o.Release, o.Script, err)
 	}
-	var out []json.RawMessage
-	sc := bufio.NewReader(stdout)
+	n := 0
+	var ferr error
+	rd := bufio.NewReader(stdout)
 	for {
-		line, err := sc.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			out = append(out, json.RawMessage(bytes.TrimSpace(line)))
+		line, err := rd.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 && ferr == nil {
+			if n < len(idx) {
+				ferr = fn(idx[n], json.RawMessage(line))
+			}
+			n++
+			if ferr != nil {
+				_ = cmd.Process.Kill()
+			}
 		}
 		if err != nil {
 			break
 		}
 	}
 	werr := cmd.Wait()
-	if werr != nil || len(out) != len(reqs) {
+	if ferr != nil {
+		return ferr
+	}
+	if werr != nil || n != len(idx) {
 		tail := strings.TrimSpace(stderr.String())
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return out, fmt.Errorf("openclaw %s %s: %d of %d answers (%v): %s", o.Release, o.Script, len(out), len(reqs), werr, tail)
+		return fmt.Errorf("openclaw %s %s: %d of %d answers (%v): %s", o.Release, o.Script, n, len(idx), werr, tail)
 	}
-	return out, nil
+	return nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -53,10 +53,11 @@ type ReplayRequest struct {
 	ModelID  string         `json:"modelId"`
 	Model    map[string]any `json:"model"`
 	Now      int64          `json:"now"`
+	Brief    bool           `json:"brief,omitempty"` // answer only the validated messages (and policy)
 }
 
 // NewReplayRequest builds the request replaying a transcript (a path, or its bytes) for t.
 func NewReplayRequest(id int, file string, data []byte, t Target, nowMs int64) ReplayRequest {
 	return ReplayRequest{ID: id, File: file, Data: data, Provider: t.Provider, ModelAPI: t.API,
-		ModelID: t.Model, Model: t.ModelObject(), Now: nowMs}
+		ModelID: t.Model, Model: t.ModelObject(), Now: nowMs, Brief: true}
 }
