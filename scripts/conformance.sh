@@ -11,9 +11,28 @@
 #   scripts/conformance.sh sqlite               SQLite era: the cleanup dry run against the real
 #                                               2026.9.6 on 32 freshly generated and imported
 #                                               databases (conformance/sqlite*.go, ~25 min)
+#   scripts/conformance.sh replay|compaction [--release R] [--seed N] [--generated N]
+#                          [--sets LIST] [--jobs N] [--golden] [PATH...]
+#                                               replay and compaction against OpenClaw's own
+#                                               pipeline (conformance/cmd/<engine>, --help): the
+#                                               corpus, the fixtures, the reused-id probes and
+#                                               10,000 generated transcripts, or the PATHs given;
+#                                               one line per comparison, then a count line;
+#                                               --golden rewrites the offline goldens
+#   scripts/conformance.sh replay --reused [--golden]
+#                                               what each release does with a reused tool-call id
+#   scripts/conformance.sh replay --retry [--golden]
+#                                               the prompt of a model fallback retry, per release
 # Env: OPENCLAW_REFERENCE (path of the reference tool), GOFLAGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+replay | compaction)
+	engine=$1
+	shift
+	exec go run "./conformance/cmd/$engine" "$@"
+	;;
+esac
 if ! command -v faketime >/dev/null 2>&1; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime >/dev/null
