@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/bench/replay.sh: time and peak RSS of `clawdoctor replay` over one transcript of
 # 100,000 entries (compactions, branches, tool calls, several providers), for four target
-# providers and both pairing algorithms, next to wc -l, jq -c . and a Node JSON.parse-per-line
+# providers, next to wc -l, jq -c . and a Node JSON.parse-per-line
 # stream over the same file in the same run (the floor any replay must pay to read the file).
 #
 #   scripts/bench/replay.sh [FILE]
@@ -31,7 +31,7 @@ r=$BENCH_BIN
 bench_measure replay.anthropic "$bytes" "$r" --no-progress replay --provider anthropic --model claude-sonnet-4-5 "$file"
 bench_measure replay.anthropic-json "$bytes" "$r" --no-progress --json replay --provider anthropic --model claude-sonnet-4-5 "$file"
 bench_measure replay.google "$bytes" "$r" --no-progress replay --provider google --model gemini-2.5-pro "$file"
-bench_measure replay.mistral-frames "$bytes" "$r" --no-progress replay --pairing frames --provider mistral --model mistral-large-latest "$file"
+bench_measure replay.mistral "$bytes" "$r" --no-progress replay --provider mistral --model mistral-large-latest "$file"
 bench_measure replay.openai-cjk "$bytes" "$r" --no-progress replay --estimator cjk --boundary pi-0.58 --provider openai --model gpt-5 "$file"
 bench_measure replay.anthropic-recheck "$bytes" "$r" --no-progress replay --recheck-compactions --provider anthropic --model claude-sonnet-4-5 "$file"
 bench_baselines replay "$file"
