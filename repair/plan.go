@@ -107,6 +107,9 @@ type Options struct {
 	Now              time.Time
 	NewID            func() string // id of synthetic entries; nil: "repair-" + a random UUID
 	PID              int           // for backup names; 0 means os.Getpid()
+	// LockStale is the staleness threshold of transcript locks (session.writeLock.staleMs or
+	// its environment variable); 0 means OpenClaw's 30 minutes.
+	LockStale time.Duration
 	// Phase, when set, is called between the steps of a file repair ("planned", "backup",
 	// "replaced"); the SIGKILL crash test uses it to stop the process at each step.
 	Phase func(phase string)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,22 +62,51 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// ReplaceOptions tune ReplaceWith.
+type ReplaceOptions struct {
+	// BeforeRename runs once the temp file is written and fsynced, just before it is renamed
+	// over the target. It may append to tmp (fsyncing what it appends), e.g. the tail a live
+	// writer added meanwhile, or return an error to abandon the replace, leaving the target
+	// unchanged.
+	BeforeRename func(tmp *os.File) error
+}
+
+// TempPrefix and TempSuffix frame the name of every temp file Replace creates beside base:
+// ".<base>.clawdoctor-<pid>-<random>.tmp". The pid lets the next run tell a temp left by a
+// killed process (dead pid) from one a running process is still writing.
+func TempPrefix(base string) string { return "." + base + ".clawdoctor-" }
+
+// TempSuffix ends every temp file name (see TempPrefix).
+const TempSuffix = ".tmp"
+
 // Replace streams fill's output into a temp file beside path, fsyncs it, gives it path's mode
 // (0644 for a new file) and renames it over path, then fsyncs the directory. On any error path
-// is left unchanged and the temp file is removed.
-func Replace(path string, fill func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
+// is left unchanged and the temp file is removed. When path is a symlink its target is
+// replaced and the link stays (dotfile setups link openclaw.json and sessions.json).
+func Replace(path string, fill func(w io.Writer) error) error {
+	return ReplaceWith(path, ReplaceOptions{}, fill)
+}
+
+// ReplaceWith is Replace with options.
+func ReplaceWith(path string, o ReplaceOptions, fill func(w io.Writer) error) (err error) {
+	target, err := WriteTarget(path)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".clawdoctor-*.tmp")
+	tmp, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*%s", TempPrefix(base), os.Getpid(), TempSuffix))
 	if err != nil {
 		return fmt.Errorf("create temp for %s: %w", path, err)
 	}
+	untrack := Track(removeQuietly(tmp.Name()))
+	defer untrack()
 	defer func() {
 		if err != nil {
 			tmp.Close()
@@ -96,13 +126,45 @@ func Replace(path string, fill func(w io.Writer) error) (err error) {
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
 	}
+	if o.BeforeRename != nil {
+		if err = o.BeforeRename(tmp); err != nil {
+			return err
+		}
+	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
+	record("replaced " + target)
 	return SyncDir(dir)
+}
+
+// WriteTarget is the file a write to path really changes: path itself, or the target of a
+// symlink at path. The target must be a regular file or not exist yet.
+func WriteTarget(path string) (string, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", fmt.Errorf("%s: symlink to a missing or unreachable file: %w", path, err)
+		}
+		if st, err = os.Stat(real); err != nil {
+			return "", err
+		}
+		path = real
+	}
+	if err := NotRegular(path, st.Mode()); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // WriteFile atomically replaces path with data (see Replace).
@@ -133,14 +195,20 @@ func BackupName(path string, pid int, t time.Time) string {
 
 // Backup keeps the current bytes of path at dst before path is changed: a hard link when
 // possible (free and atomic), else a copy that is fsynced. An existing dst is never
-// overwritten. The directory of dst is fsynced.
+// overwritten. The directory of dst is fsynced. A symlink at path is followed: the backup
+// holds the bytes of its target.
 func Backup(path, dst string) error {
+	path, err := WriteTarget(path) // the bytes, not a symlink to them
+	if err != nil {
+		return err
+	}
 	if err := os.Link(path, dst); err == nil {
+		record("backup " + dst)
 		return SyncDir(filepath.Dir(dst))
 	} else if errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
-	src, err := os.Open(path)
+	src, err := Open(path)
 	if err != nil {
 		return err
 	}
@@ -166,6 +234,7 @@ func Backup(path, dst string) error {
 	if err := out.Close(); err != nil {
 		return err
 	}
+	record("backup " + dst)
 	return SyncDir(filepath.Dir(dst))
 }
 
@@ -178,6 +247,7 @@ func Rename(oldpath, newpath string) error {
 	if err := os.Rename(oldpath, newpath); err != nil {
 		return err
 	}
+	record("renamed " + oldpath + " to " + newpath)
 	if err := SyncDir(filepath.Dir(newpath)); err != nil {
 		return err
 	}
@@ -192,5 +262,6 @@ func Remove(path string) error {
 	if err := os.Remove(path); err != nil {
 		return err
 	}
+	record("removed " + path)
 	return SyncDir(filepath.Dir(path))
 }
