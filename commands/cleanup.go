@@ -20,16 +20,25 @@ func cleanupCommand() *cli.Command {
 stale prune by updatedAt, cap to maxEntries, archive removed transcripts as .deleted.<ts>,
 archive retention, disk budget tiers, unreferenced-artifact sweep) with a reason for every
 decision. Settings come from openclaw.json (session.maintenance); flags override them.
-Without --dry-run the plan is applied: sessions.json is backed up and rewritten atomically,
-files are archived or deleted only inside the sessions dir, never through symlinks, and
-nothing is written while a gateway holds the store (unless --force).
+
+Nothing is written without --enforce: without it cleanup prints the plan (a dry run). With
+--enforce the plan is applied: sessions.json is backed up and rewritten atomically, files are
+archived or deleted only inside the sessions dir, never through symlinks, every deleted file
+is listed with its size (and copied into --backup-dir when given), and nothing is written
+while a gateway holds the store (unless --force). Unlike OpenClaw's own cleanup, a transcript
+a kept row names (by sessionId or by the file name of its sessionFile, also another machine's
+absolute path) is never removed, orphan transcripts are archived as .deleted.<ts>, never
+deleted, and a sessions dir without sessions.json is refused (rebuild it with repair
+--rebuild-store).
 
 EXAMPLE
-  clawdoctor cleanup --dry-run --all-agents
-  clawdoctor cleanup --dry-run --json --max-disk-bytes 500mb --explain` + exitStatusHelp,
+  clawdoctor cleanup --all-agents
+  clawdoctor cleanup --json --max-disk-bytes 500mb --explain
+  clawdoctor cleanup --enforce --backup-dir /tmp/removed` + exitStatusHelp,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only print the plan"},
-			&cli.BoolFlag{Name: "enforce", Usage: "use mode enforce whatever session.maintenance.mode says"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only print the plan (the default without --enforce)"},
+			&cli.BoolFlag{Name: "enforce", Usage: "apply the plan, in mode enforce whatever session.maintenance.mode says"},
+			&cli.StringFlag{Name: "backup-dir", Usage: "keep a copy of every deleted file (and of the old sessions.json) here", TakesFile: true},
 			&cli.BoolFlag{Name: "explain", Usage: "say why each entry and file is kept or removed"},
 			&cli.StringFlag{Name: "store", Usage: "sessions.json to clean (attributed to the default agent)", TakesFile: true},
 			&cli.StringFlag{Name: "config", Usage: "openclaw.json (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
@@ -82,8 +91,10 @@ func runCleanup(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	apply := c.Bool("enforce") && !c.Bool("dry-run")
 	opt := retention.RunOptions{StateDir: g.StateDir, DMScope: cfg.Session.DMScope, Force: c.Bool("force"),
-		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
+		BackupDir: c.String("backup-dir"), Preview: !c.Bool("dry-run") && !apply,
+		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: !apply, Enforce: c.Bool("enforce"),
 			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
 			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}}
 	var results []report.CleanupStore

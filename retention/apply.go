@@ -18,13 +18,29 @@ var ErrStoreChanged = errors.New("sessions.json changed since it was read; run c
 
 // Applied is what Apply did.
 type Applied struct {
-	Backup       string   `json:"backup,omitempty"` // copy of sessions.json taken before the rewrite
-	RemovedKeys  int      `json:"removedKeys"`
-	Archived     int      `json:"archived"`
-	Deleted      int      `json:"deleted"`
-	FreedBytes   int64    `json:"freedBytes"`
-	Skipped      []string `json:"skipped,omitempty"` // "path: why", for the partial exit status
-	AppliedCount int      `json:"appliedCount"`
+	Backup       string        `json:"backup,omitempty"` // copy of sessions.json taken before the rewrite
+	RemovedKeys  int           `json:"removedKeys"`
+	Archived     int           `json:"archived"`
+	Deleted      int           `json:"deleted"`
+	FreedBytes   int64         `json:"freedBytes"`
+	Removed      []RemovedFile `json:"removed,omitempty"` // every file deleted, with its size
+	Skipped      []string      `json:"skipped,omitempty"` // "path: why", for the partial exit status
+	AppliedCount int           `json:"appliedCount"`
+}
+
+// RemovedFile is one file Apply deleted.
+type RemovedFile struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+	Copy  string `json:"copy,omitempty"` // its copy in the backup dir
+}
+
+// ApplyOptions tune ApplyWith.
+type ApplyOptions struct {
+	Now time.Time
+	// BackupDir, when set, gets a copy of every deleted file (a hard link when on the same
+	// device) and of the old sessions.json before they go.
+	BackupDir string
 }
 
 // BackupName is where Apply keeps the old sessions.json: a name no OpenClaw cleanup treats as
@@ -39,7 +55,13 @@ func BackupName(storePath string, t time.Time) string {
 // refused when it is a symlink, gone, or locked by a live process. A file that cannot be
 // handled is skipped and reported; the rest goes on.
 func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, error) {
+	return ApplyWith(ctx, l, p, ApplyOptions{Now: now})
+}
+
+// ApplyWith is Apply with options.
+func ApplyWith(ctx context.Context, l *Loaded, p *Plan, o ApplyOptions) (Applied, error) {
 	var a Applied
+	now := o.Now
 	removed := p.RemovedKeys()
 	a.AppliedCount = len(l.Input.Entries) - len(removed)
 	if len(removed) > 0 {
@@ -72,7 +94,10 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 			return a, fmt.Errorf("%s: %w", l.Input.StorePath, err)
 		}
 		a.Backup = BackupName(l.Input.StorePath, now)
-		if err := safefile.Backup(l.Input.StorePath, a.Backup); err != nil {
+		if o.BackupDir != "" {
+			a.Backup = filepath.Join(o.BackupDir, filepath.Base(a.Backup))
+		}
+		if err := keepCopy(l.Input.StorePath, a.Backup); err != nil {
 			return a, err
 		}
 		if err := safefile.WriteFile(l.Input.StorePath, out); err != nil {
@@ -90,7 +115,8 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 				return a, err
 			}
 		}
-		if err := applyFile(l, f, locked); err != nil {
+		cp, err := applyFile(l, f, locked, o.BackupDir)
+		if err != nil {
 			a.Skipped = append(a.Skipped, fmt.Sprintf("%s: %v", f.Path, err))
 			continue
 		}
@@ -99,35 +125,56 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 		} else {
 			a.Deleted++
 			a.FreedBytes += f.Bytes
+			a.Removed = append(a.Removed, RemovedFile{Path: f.Path, Bytes: f.Bytes, Copy: cp})
 		}
 	}
 	return a, nil
 }
 
-func applyFile(l *Loaded, f FileAction, locked map[string]bool) error {
+// applyFile archives or deletes one file; a deleted file is first copied into backupDir
+// (when set), whose path it returns.
+func applyFile(l *Loaded, f FileAction, locked map[string]bool, backupDir string) (string, error) {
 	if locked[filepath.Base(f.Path)] {
-		return errors.New("locked by a live process")
+		return "", errors.New("locked by a live process")
 	}
 	path, err := safefile.Confine(l.RealDir, filepath.FromSlash(f.Path))
 	if err != nil {
-		return err
+		return "", err
 	}
 	st, err := os.Lstat(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if !st.Mode().IsRegular() {
-		return errors.New("not a regular file (symlinks are never followed)")
+		return "", errors.New("not a regular file (symlinks are never followed)")
 	}
 	switch f.Action {
 	case FileArchive:
 		to, err := safefile.Confine(l.RealDir, filepath.FromSlash(f.To))
 		if err != nil {
-			return err
+			return "", err
 		}
-		return safefile.Rename(path, to)
+		return "", safefile.Rename(path, to)
 	case FileDelete:
-		return safefile.Remove(path)
+		var cp string
+		if backupDir != "" {
+			cp = filepath.Join(backupDir, filepath.FromSlash(f.Path))
+			if err := os.MkdirAll(filepath.Dir(cp), 0o700); err != nil {
+				return "", err
+			}
+			if err := keepCopy(path, cp); err != nil {
+				return "", fmt.Errorf("copy into the backup dir: %w", err)
+			}
+		}
+		return cp, safefile.Remove(path)
 	}
-	return nil
+	return "", nil
+}
+
+// keepCopy keeps path's bytes at dst: a hard link on the same device, else an fsynced copy.
+func keepCopy(path, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	return safefile.Backup(path, dst)
 }
