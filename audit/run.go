@@ -54,7 +54,8 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			files = append(files, p)
 			continue
 		}
-		found, err := discover(p, opts.Agent)
+		found, unreadable, err := discover(p, opts.Agent)
+		res.Unreadable = append(res.Unreadable, unreadable...)
 		if err != nil {
 			res.Unreadable = append(res.Unreadable, p)
 			if firstErr == nil {
@@ -119,8 +120,11 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			return res, err
 		}
 		var referenced map[string]bool
+		if d.storeNotFile {
+			res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
+		}
 		if d.store {
-			data, err := os.ReadFile(filepath.Join(d.dir, "sessions.json"))
+			data, err := store.ReadStoreFile(ctx, filepath.Join(d.dir, "sessions.json"))
 			if err != nil {
 				res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
 			} else {
@@ -143,7 +147,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 				map[string]any{"evidence": era.Evidence}))
 		}
 		for _, l := range d.locks {
-			checkLock(filepath.Join(d.dir, l), opts.Now, add)
+			if err := checkLock(filepath.Join(d.dir, l), opts.Now, add); err != nil {
+				res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, l))
+			}
 		}
 		for _, t := range d.transcripts {
 			if err := transcript(filepath.Join(d.dir, t)); err != nil {

@@ -53,6 +53,7 @@ EXAMPLE
 			&cli.BoolFlag{Name: "prune-model-runs", Usage: "also prune gateway model-run probes older than 24h (older builds)"},
 			&cli.BoolFlag{Name: "cron-runs", Usage: "also apply cron.sessionRetention to isolated cron run rows"},
 			&cli.BoolFlag{Name: "force", Usage: "write even when a gateway seems to hold the store"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 		},
 		Action: runCleanup,
 	}
@@ -70,9 +71,9 @@ func runCleanup(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return &usageError{msg: "cleanup takes no arguments", hint: "clawdoctor cleanup --dry-run --store PATH"}
 	}
-	cfg, err := config.Load(config.Find(c.String("config"), g.StateDir, os.Getenv))
+	cfg, err := config.Open(c.String("config"), g.StateDir, os.Getenv)
 	if err != nil {
-		return err
+		return configError(err, "cleanup")
 	}
 	settings, err := retention.Resolve(cfg.Session.Maintenance, cfg.Cron, retention.Overrides{
 		PruneAfter: c.String("prune-after"), MaxEntries: c.String("max-entries"),
@@ -92,7 +93,7 @@ func runCleanup(c *cli.Context) error {
 		return err
 	}
 	apply := c.Bool("enforce") && !c.Bool("dry-run")
-	opt := retention.RunOptions{StateDir: g.StateDir, DMScope: cfg.Session.DMScope, Force: c.Bool("force"),
+	opt := retention.RunOptions{StateDir: g.StateDir, DMScope: cfg.Session.DMScope, Force: c.Bool("force"), FollowSymlinks: c.Bool("follow-symlinks"),
 		BackupDir: c.String("backup-dir"), Preview: !c.Bool("dry-run") && !apply,
 		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: !apply, Enforce: c.Bool("enforce"),
 			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),

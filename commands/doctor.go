@@ -38,6 +38,7 @@ EXAMPLES
 			&cli.BoolFlag{Name: "fix", Usage: "apply the safe fixes (backups are kept)"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "also apply fixes that archive or move history"},
 			&cli.BoolFlag{Name: "force", Usage: "write even while a live lock says a gateway is running"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 			&cli.BoolFlag{Name: "rebuild-store", Usage: "re-attach orphan transcripts to sessions.json instead of archiving them"},
 			&cli.StringFlag{Name: "config", Usage: "OpenClaw config file (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
 			&cli.StringFlag{Name: "backup-dir", Usage: "where backups go (default <state-dir>/clawdoctor-backups/<time>)", TakesFile: true},
@@ -55,16 +56,17 @@ EXAMPLES
 				return &usageError{msg: "--yes only makes sense with --fix", hint: "clawdoctor doctor --fix --yes"}
 			}
 			opts := doctor.Options{
-				StateDir:     g.StateDir,
-				ConfigPath:   c.String("config"),
-				Fix:          c.Bool("fix"),
-				Yes:          c.Bool("yes"),
-				Force:        c.Bool("force"),
-				RebuildStore: c.Bool("rebuild-store"),
-				Now:          g.Now,
-				BackupDir:    c.String("backup-dir"),
-				LeftoverAge:  c.Duration("leftover-age"),
-				Getenv:       os.Getenv,
+				StateDir:       g.StateDir,
+				ConfigPath:     c.String("config"),
+				Fix:            c.Bool("fix"),
+				Yes:            c.Bool("yes"),
+				Force:          c.Bool("force"),
+				FollowSymlinks: c.Bool("follow-symlinks"),
+				RebuildStore:   c.Bool("rebuild-store"),
+				Now:            g.Now,
+				BackupDir:      c.String("backup-dir"),
+				LeftoverAge:    c.Duration("leftover-age"),
+				Getenv:         os.Getenv,
 			}
 			if g.Agent != "" {
 				opts.Agents = []string{g.Agent}
@@ -74,7 +76,7 @@ EXAMPLES
 			}
 			res, err := doctor.Run(c.Context, opts)
 			if err != nil {
-				return err
+				return configError(err, "doctor")
 			}
 			format := report.Text
 			if g.JSON {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/config"
 )
 
 // Exit codes shared by every command (README "Exit codes").
@@ -83,6 +85,17 @@ func isFlagError(err error) bool {
 		strings.HasPrefix(msg, "invalid value") ||
 		strings.HasPrefix(msg, "Required flag") ||
 		strings.HasPrefix(msg, "No help topic")
+}
+
+// configError turns a config that cannot be used into a usage error (exit 2): a command must
+// not run on defaults when the config the user has, or named, cannot be read.
+func configError(err error, command string) error {
+	var le *config.LoadError
+	if !errors.As(err, &le) {
+		return err
+	}
+	return &usageError{msg: le.Error(),
+		hint: "fix the file, or name the right one: clawdoctor " + command + " --config ~/.openclaw/openclaw.json (or $OPENCLAW_CONFIG_PATH)"}
 }
 
 // rejectLateFlags is every command's Before hook. urfave/cli v2 stops parsing flags at the

@@ -43,6 +43,7 @@ EXIT STATUS
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Destination: &opts.DryRun, Usage: "print the plan, write nothing"},
 			&cli.StringFlag{Name: "backup-dir", Destination: &opts.BackupDir, TakesFile: true, Usage: "put backups here instead of beside each file"},
 			&cli.BoolFlag{Name: "force", Destination: &opts.Force, Usage: "repair files even when a live process holds their .lock"},
+			&cli.BoolFlag{Name: "follow-symlinks", Destination: &opts.FollowSymlinks, Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 			&cli.BoolFlag{Name: "synthesize-header", Destination: &opts.SynthesizeHeader, Usage: "give a file whose first line is an entry a session header (id from the file name, timestamp of the first entry, version 3, empty cwd)"},
 			&cli.BoolFlag{Name: "relink", Destination: &opts.Relink, Usage: "re-parent entries whose parentId names no entry of the file onto the previous entry (null for the first)"},
 			&cli.BoolFlag{Name: "rebuild-store", Destination: &opts.RebuildStore, Usage: "add sessions.json entries for transcripts no entry references"},

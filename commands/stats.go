@@ -50,10 +50,10 @@ func runStats(c *cli.Context) error {
 	scope := store.Scope{StateDir: g.StateDir, Agent: g.Agent, All: g.AllAgents, Paths: c.Args().Slice()}
 	var notes []string
 	var staleMs int64
-	cfgPath := config.Find(c.String("config"), g.StateDir, os.Getenv)
-	if cfg, err := config.Load(cfgPath); err != nil {
-		if c.String("config") != "" {
-			return &usageError{msg: err.Error(), hint: "clawdoctor stats --config ~/.openclaw/openclaw.json"}
+	if cfg, err := config.Open(c.String("config"), g.StateDir, os.Getenv); err != nil {
+		var le *config.LoadError
+		if !errors.As(err, &le) || le.Explicit {
+			return configError(err, "stats")
 		}
 		notes = append(notes, fmt.Sprintf("config not used: %v", err))
 	} else {

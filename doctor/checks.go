@@ -3,8 +3,10 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -36,7 +38,7 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 
 // guard fills p.refused when the agent's files must not be written.
 func guard(st *state, a *agentState, p *Problem) {
-	if why := a.readOnly(st.opts.Force); why != "" && p.apply != nil {
+	if why := a.readOnly(); why != "" && p.apply != nil {
 		p.refused = why
 	}
 }
@@ -63,6 +65,18 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				continue
 			}
 			ls, err := store.InspectLockFile(f.path, lockOptions(st, f))
+			if errors.Is(err, safefile.ErrNotRegular) {
+				// A FIFO or directory under a lock's name: OpenClaw can neither take nor
+				// release it (reading a FIFO hangs it); every writer refuses this agent.
+				a.liveLocks = append(a.liveLocks, f.path)
+				out = append(out, Problem{Check: "lock.unusable", Severity: "error", Agent: a.id, Path: f.path,
+					Message: fmt.Sprintf("%v: OpenClaw cannot take or release this lock; clawdoctor writes nothing for this agent until it is removed by hand", err),
+					Gate:    GateNone, Status: StatusFound})
+				continue
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				continue // released since the listing
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -80,9 +94,7 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				Gate:     GateFix,
 				Evidence: map[string]any{"pid": ls.PID, "reasons": ls.Reasons},
 				apply:    func(b *Backups) (string, error) { return b.Move(path) }}
-			if a.sqlite != "" {
-				p.refused = a.readOnly(false)
-			}
+			guard(st, a, &p)
 			out = append(out, p)
 		}
 	}

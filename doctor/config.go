@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/json5edit"
 	"github.com/clawdoctor/clawdoctor/safefile"
 )
@@ -28,7 +29,7 @@ func checkConfig(_ context.Context, st *state) ([]Problem, error) {
 	if st.configPath == "" {
 		return nil, nil
 	}
-	src, err := os.ReadFile(st.configPath)
+	src, err := config.ReadFile(st.configPath)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -123,7 +124,7 @@ func deleteKey(path []string) func([]byte) ([]byte, error) {
 // result once, so several legacy keys make one backup and one atomic write.
 func (st *state) editConfig(edit func([]byte) ([]byte, error)) error {
 	if st.configText == nil {
-		src, err := os.ReadFile(st.configPath)
+		src, err := config.ReadFile(st.configPath)
 		if err != nil {
 			return err
 		}
@@ -147,7 +148,7 @@ func flushConfig(st *state, b *Backups, probs []Problem) {
 		return
 	}
 	backup, err := func() (string, error) {
-		cur, err := os.ReadFile(st.configPath)
+		cur, err := config.ReadFile(st.configPath)
 		if err != nil {
 			return "", err
 		}

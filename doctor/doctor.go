@@ -62,15 +62,18 @@ type Problem struct {
 
 // Options configure a doctor run.
 type Options struct {
-	StateDir     string
-	Agents       []string  // agent ids to check; empty means every agent on disk
-	ConfigPath   string    // --config; "" means OpenClaw's own lookup
-	Fix          bool      // apply GateFix fixes
-	Yes          bool      // also apply GateYes fixes
-	Force        bool      // write even while a live lock says a gateway is running
-	RebuildStore bool      // re-attach orphan transcripts as store entries instead of archiving
-	Now          time.Time // clock for ages and backup names
-	BackupDir    string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
+	StateDir   string
+	Agents     []string // agent ids to check; empty means every agent on disk
+	ConfigPath string   // --config; "" means OpenClaw's own lookup
+	Fix        bool     // apply GateFix fixes
+	Yes        bool     // also apply GateYes fixes
+	Force      bool     // write even while a live lock says a gateway is running
+	// FollowSymlinks lets an agent whose sessions dir is reached through a symlink out of the
+	// state dir be written (--follow-symlinks).
+	FollowSymlinks bool
+	RebuildStore   bool      // re-attach orphan transcripts as store entries instead of archiving
+	Now            time.Time // clock for ages and backup names
+	BackupDir      string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
 	// LeftoverAge is how old a leftover (store temp, repair backup, sessions.json.bak.*) must
 	// be before --fix --yes moves it away. Zero means the default of 7 days.
 	LeftoverAge time.Duration
@@ -217,7 +220,7 @@ func severityRank(s string) int {
 func summarize(st *state, probs []Problem) []AgentSummary {
 	var out []AgentSummary
 	for _, a := range st.agents {
-		s := AgentSummary{ID: a.id, SessionsDir: a.dir, Entries: a.entries, Transcripts: a.transcripts, SQLite: a.sqlite != ""}
+		s := AgentSummary{ID: a.id, SessionsDir: a.dir, Entries: a.entries, Transcripts: a.transcripts, SQLite: a.sqliteEra()}
 		for _, p := range probs {
 			if p.Agent != a.id {
 				continue
@@ -320,8 +323,8 @@ func flushStores(st *state, b *Backups, probs []Problem) {
 // writeStore refuses when sessions.json changed on disk since doctor read it (a gateway
 // wrote meanwhile), keeps its bytes in the backup dir, then replaces it atomically.
 func writeStore(a *agentState, b *Backups) (string, error) {
-	if err := store.CheckJSONEra(a.dir); err != nil {
-		return "", err
+	if a.refuse != "" {
+		return "", errors.New(a.refuse)
 	}
 	data, err := a.store.Marshal()
 	if err != nil {

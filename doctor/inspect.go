@@ -31,7 +31,9 @@ type agentState struct {
 	resolver  store.Resolver
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
-	sqlite    string // path of agent/openclaw-agent.sqlite when it exists
+	sqlite    string    // path of agent/openclaw-agent.sqlite when it exists (for the cross-check)
+	era       store.Era // store.DetectEra: whether the agent is in the SQLite era, and why
+	refuse    string    // why nothing of this agent may be written (store.CheckWrite), or ""
 	files     []fileInfo
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
@@ -41,16 +43,13 @@ type agentState struct {
 	dirtyProblems        []*Problem
 }
 
-// readOnly says why this agent's files must not be written, or "".
-func (a *agentState) readOnly(force bool) string {
-	if a.sqlite != "" {
-		return "SQLite-era agent (" + a.sqlite + "): JSONL and sessions.json are legacy input and are never written"
-	}
-	if len(a.liveLocks) > 0 && !force {
-		return fmt.Sprintf("a live process holds %s: stop the gateway or pass --force", filepath.Base(a.liveLocks[0]))
-	}
-	return ""
-}
+// readOnly says why this agent's files must not be written, or "": the one write rule of
+// every writer (store.CheckWrite: SQLite era, a sessions dir reached through a symlink out of
+// the state dir, a live or unusable lock, a running gateway), decided once per run.
+func (a *agentState) readOnly() string { return a.refuse }
+
+// sqliteEra reports whether the agent's sessions live in SQLite (store.DetectEra).
+func (a *agentState) sqliteEra() bool { return a.era.SQLite }
 
 // state is everything one run read.
 type state struct {
@@ -67,19 +66,22 @@ func inspect(ctx context.Context, opts Options) (*state, error) {
 		getenv = func(string) string { return "" }
 	}
 	st := &state{opts: opts}
-	if p := config.Find(opts.ConfigPath, opts.StateDir, getenv); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			st.configPath = p
-			// A config that does not parse is reported by checkConfig; here it only costs
-			// the configured lock threshold.
-			if cfg, err := config.Load(p); err == nil {
-				if f, ok := cfg.Session.WriteLock.StaleMs.(float64); ok && f > 0 {
-					st.staleMs = int64(f)
-				}
-			}
-		} else if opts.ConfigPath != "" {
-			return nil, fmt.Errorf("config %s: %w", p, err)
+	// A config named by --config or $OPENCLAW_CONFIG_PATH must load; the default one is
+	// reported by checkConfig when it does not parse, and here only costs the lock threshold.
+	cfg, err := config.Open(opts.ConfigPath, opts.StateDir, getenv)
+	var le *config.LoadError
+	switch {
+	case errors.As(err, &le) && le.Explicit:
+		return nil, err
+	case err == nil && cfg.Path != "":
+		st.configPath = cfg.Path
+		if f, ok := cfg.Session.WriteLock.StaleMs.(float64); ok && f > 0 {
+			st.staleMs = int64(f)
 		}
+	case le != nil:
+		st.configPath = le.Path
+	case err != nil:
+		return nil, err
 	}
 	if _, err := os.Stat(opts.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
@@ -92,7 +94,7 @@ func inspect(ctx context.Context, opts Options) (*state, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a, err := readAgent(opts, id)
+		a, err := readAgent(opts, id, st.staleMs)
 		if err != nil {
 			return nil, err
 		}
@@ -128,12 +130,20 @@ func agentIDs(opts Options) ([]string, error) {
 	return ids, nil
 }
 
-func readAgent(opts Options, id string) (*agentState, error) {
+func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 	a := &agentState{id: id, dir: filepath.Join(opts.StateDir, "agents", id, "sessions")}
 	a.storePath = filepath.Join(a.dir, store.StoreFile)
 	a.resolver = store.NewResolver(a.dir, id, opts.StateDir)
 	if p := filepath.Join(opts.StateDir, "agents", id, "agent", "openclaw-agent.sqlite"); exists(p) {
 		a.sqlite = p
+	}
+	a.era = store.DetectEra(a.dir)
+	if err := store.CheckWrite(store.WriteScope{SessionsDir: a.dir, StateDir: opts.StateDir, Now: opts.Now,
+		LockStale: store.LockStaleAfter(opts.Getenv, staleMs), Force: opts.Force, FollowSymlinks: opts.FollowSymlinks}); err != nil {
+		a.refuse = err.Error()
+		if a.era.SQLite {
+			a.refuse = "SQLite-era agent: JSONL and sessions.json are legacy input and are never written (" + err.Error() + ")"
+		}
 	}
 	des, err := os.ReadDir(a.dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -143,7 +153,7 @@ func readAgent(opts Options, id string) (*agentState, error) {
 		return nil, err
 	}
 	for _, de := range des {
-		if de.IsDir() {
+		if de.IsDir() && !store.Classify(de.Name()).Kind.IsLock() { // a directory under a lock's name is reported
 			continue
 		}
 		info, err := de.Info()
@@ -174,7 +184,7 @@ func readAgent(opts Options, id string) (*agentState, error) {
 func (st *state) fileEra(withStore bool) []*agentState {
 	var out []*agentState
 	for _, a := range st.agents {
-		if a.sqlite == "" && (!withStore || a.store != nil) {
+		if !a.sqliteEra() && (!withStore || a.store != nil) {
 			out = append(out, a)
 		}
 	}

@@ -67,7 +67,7 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.agents {
-		if a.sqlite != "" || len(a.files) == 0 {
+		if a.sqliteEra() || len(a.files) == 0 {
 			continue
 		}
 		res, err := repair.Run(ctx, repair.Target{Paths: []string{a.dir}}, repair.Options{DryRun: true, Now: st.opts.Now}, nil)
@@ -112,7 +112,7 @@ func checkCleanupPlan(ctx context.Context, st *state) ([]Problem, error) {
 		return nil, err
 	}
 	for _, a := range st.agents {
-		if a.sqlite != "" || a.store == nil {
+		if a.sqliteEra() || a.store == nil {
 			continue
 		}
 		l, err := retention.Gather(ctx, a.storePath, a.id)

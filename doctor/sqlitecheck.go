@@ -16,11 +16,17 @@ import (
 func checkSQLite(ctx context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.agents {
-		if a.sqlite == "" {
+		if !a.sqliteEra() {
 			continue
 		}
 		p := Problem{Check: "store.sqlite-era", Severity: "info", Agent: a.id, Path: a.sqlite, Gate: GateNone,
 			Message: "this agent's sessions live in SQLite (OpenClaw 2026.8+): clawdoctor will not write its JSONL files or sessions.json"}
+		if a.sqlite == "" { // the era shows by other evidence (an import archive, the shared database)
+			p.Path = a.era.Evidence[0]
+			p.Message += " (found " + strings.Join(a.era.Evidence, ", ") + "; no agent database to cross-check the JSONL files against)"
+			out = append(out, p)
+			continue
+		}
 		db, err := ReadDB(ctx, a.sqlite)
 		if err != nil {
 			p.Severity = "warning"

@@ -147,7 +147,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			return skip(err.Error())
 		}
 	}
-	if why := sqliteEra(filepath.Dir(path)); why != "" {
+	if why := refusal(filepath.Dir(path), path, opts); why != "" {
 		return skip(why)
 	}
 	if opts.DryRun {

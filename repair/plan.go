@@ -107,6 +107,9 @@ type Options struct {
 	Now              time.Time
 	NewID            func() string // id of synthetic entries; nil: "repair-" + a random UUID
 	PID              int           // for backup names; 0 means os.Getpid()
+	// FollowSymlinks lets a sessions dir reached through a symlink out of the state dir be
+	// written (--follow-symlinks).
+	FollowSymlinks bool
 	// LockStale is the staleness threshold of transcript locks (session.writeLock.staleMs or
 	// its environment variable); 0 means OpenClaw's 30 minutes.
 	LockStale time.Duration

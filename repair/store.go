@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // StoreCounts are the counters of a sessions.json repair.
@@ -127,11 +128,11 @@ var safeSessionID = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
 func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResult {
 	path := filepath.Join(dir, "sessions.json")
 	res := FileResult{Path: path, Kind: "store"}
-	if why := sqliteEra(dir); why != "" {
-		res.Status, res.Reason = StatusSkipped, why
+	if why := refusal(dir, "", Options{FollowSymlinks: opts.FollowSymlinks, Force: true}); why != "" {
+		res.Status, res.Reason = StatusSkipped, why // SQLite era, symlink: even a dry run says so
 		return res
 	}
-	data, err := os.ReadFile(path)
+	data, err := store.ReadStoreFile(ctx, path)
 	exists := err == nil
 	if err != nil && !os.IsNotExist(err) {
 		res.Status, res.Reason = StatusFailed, err.Error()
@@ -200,8 +201,8 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 		}
 		return res
 	}
-	if live, why := liveTranscriptLock(dir, opts.now()); live && !opts.Force {
-		res.Status, res.Reason = StatusSkipped, "a gateway is writing this sessions dir ("+why+"); --force repairs anyway"
+	if why := refusal(dir, "", opts); why != "" {
+		res.Status, res.Reason = StatusSkipped, why
 		return res
 	}
 	if exists {
@@ -226,19 +227,6 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 		_ = os.Chmod(path, 0o600) // OpenClaw writes the store 0600
 	}
 	return res
-}
-
-// liveTranscriptLock reports a live *.jsonl.lock in dir: a gateway is running on it.
-func liveTranscriptLock(dir string, now time.Time) (bool, string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".jsonl.lock") {
-			if live, why := liveLock(filepath.Join(dir, strings.TrimSuffix(e.Name(), ".lock")), now); live {
-				return true, why
-			}
-		}
-	}
-	return false, ""
 }
 
 // rebuildEntries makes entries for the live transcripts of dir that no member references by

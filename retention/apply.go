@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // ErrStoreChanged is returned when sessions.json changed between planning and applying.
@@ -62,10 +63,19 @@ func Apply(ctx context.Context, l *Loaded, p *Plan, now time.Time) (Applied, err
 func ApplyWith(ctx context.Context, l *Loaded, p *Plan, o ApplyOptions) (Applied, error) {
 	var a Applied
 	now := o.Now
+	// Files whose lock is held (or unusable) are skipped; read before anything is written.
+	locked := map[string]bool{}
+	locks, err := store.LiveLocks(l.SessionsDir, now, 0)
+	if err != nil {
+		return a, err
+	}
+	for _, lk := range locks {
+		locked[filepath.Base(lk.Path[:len(lk.Path)-len(".lock")])] = true
+	}
 	removed := p.RemovedKeys()
 	a.AppliedCount = len(l.Input.Entries) - len(removed)
 	if len(removed) > 0 {
-		cur, err := os.ReadFile(l.Input.StorePath)
+		cur, err := store.ReadStoreFile(ctx, l.Input.StorePath)
 		if err != nil {
 			return a, err
 		}
@@ -104,10 +114,6 @@ func ApplyWith(ctx context.Context, l *Loaded, p *Plan, o ApplyOptions) (Applied
 			return a, err
 		}
 		a.RemovedKeys = len(removed)
-	}
-	locked := map[string]bool{}
-	for _, lk := range LiveLocks(l.SessionsDir, now) {
-		locked[filepath.Base(lk.Path[:len(lk.Path)-len(".lock")])] = true
 	}
 	for i, f := range p.Files {
 		if i%256 == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/clawdoctor/clawdoctor/jsonobj"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // ErrCorruptStore is returned for a sessions.json that is not a JSON object: OpenClaw would
@@ -86,7 +87,7 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	listed := make(chan error, 1)
 	go func() { listed <- l.listFiles(ctx) }()
 	var members []member
-	raw, err := os.ReadFile(abs)
+	raw, err := store.ReadStoreFile(ctx, abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		l.Missing = true

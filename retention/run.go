@@ -86,6 +86,9 @@ type RunOptions struct {
 	StateDir string // for the running-gateway check
 	DMScope  string // session.dmScope of the config
 	Force    bool   // write even while a live lock or a gateway shows a writer
+	// FollowSymlinks lets a sessions dir reached through a symlink out of the state dir be
+	// written (--follow-symlinks).
+	FollowSymlinks bool
 	// Preview is set when the run is a dry run only because --enforce was not given; the plan
 	// then says how to apply it.
 	Preview bool
@@ -137,7 +140,7 @@ func Run(ctx context.Context, t Target, opt RunOptions) (Outcome, error) {
 		out.Refused = fmt.Sprintf("%s does not exist, so every transcript in %s would count as unreferenced; rebuild the store first: clawdoctor repair --rebuild-store %s", l.Input.StorePath, l.SessionsDir, l.SessionsDir)
 		return out, nil
 	}
-	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force); why != "" {
+	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force, opt.FollowSymlinks); why != "" {
 		out.Refused = why
 		return out, nil
 	}
