@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/clawdoctor/clawdoctor/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and testscript expectations")
@@ -63,6 +65,22 @@ func TestScripts(t *testing.T) {
 				if ok := err == nil && st.Mode()&os.ModeSymlink != 0; ok == neg {
 					ts.Fatalf("%s: symlink %v, want %v (%v)", args[0], ok, !neg, err)
 				}
+			},
+			// realstate NAME DIR extracts a real state dir of fixtures/sqlite (made by real
+			// OpenClaw releases, see fixtures/sqlite/make.sh).
+			"realstate": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: realstate NAME DIR")
+				}
+				ts.Check(fixtures.WriteRealState(args[0], ts.MkAbs(args[1])))
+			},
+			// agentdb NAME AGENTDIR writes the real agent database of state NAME into
+			// AGENTDIR (e.g. st/agents/main/agent), making that agent SQLite era.
+			"agentdb": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: agentdb NAME AGENTDIR")
+				}
+				ts.Check(fixtures.WriteAgentDB(args[0], ts.MkAbs(args[1])))
 			},
 			// age DAYS FILE... sets the files' mtime to DAYS days before the script clock.
 			"age": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -31,8 +31,8 @@ type agentState struct {
 	resolver  store.Resolver
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
-	sqlite    string    // path of agent/openclaw-agent.sqlite when it exists (for the cross-check)
 	era       store.Era // store.DetectEra: whether the agent is in the SQLite era, and why
+	sqlite    string    // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
 	refuse    string    // why nothing of this agent may be written (store.CheckWrite), or ""
 	files     []fileInfo
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
@@ -134,15 +134,18 @@ func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 	a := &agentState{id: id, dir: filepath.Join(opts.StateDir, "agents", id, "sessions")}
 	a.storePath = filepath.Join(a.dir, store.StoreFile)
 	a.resolver = store.NewResolver(a.dir, id, opts.StateDir)
-	if p := filepath.Join(opts.StateDir, "agents", id, "agent", "openclaw-agent.sqlite"); exists(p) {
-		a.sqlite = p
-	}
 	a.era = store.DetectEra(a.dir)
+	if a.era.SQLite {
+		a.sqlite = a.era.DB
+	}
 	if err := store.CheckWrite(store.WriteScope{SessionsDir: a.dir, StateDir: opts.StateDir, Now: opts.Now,
 		LockStale: store.LockStaleAfter(opts.Getenv, staleMs), Force: opts.Force, FollowSymlinks: opts.FollowSymlinks}); err != nil {
 		a.refuse = err.Error()
-		if a.era.SQLite {
+		switch {
+		case a.era.SQLite:
 			a.refuse = "SQLite-era agent: JSONL and sessions.json are legacy input and are never written (" + err.Error() + ")"
+		case a.era.Unknown != "":
+			a.refuse = "era unknown, nothing is written: " + a.era.Unknown
 		}
 	}
 	des, err := os.ReadDir(a.dir)

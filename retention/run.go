@@ -134,14 +134,14 @@ func Run(ctx context.Context, t Target, opt RunOptions) (Outcome, error) {
 		out.Applied = &Applied{AppliedCount: len(l.Input.Entries)}
 		return out, nil
 	}
+	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force, opt.FollowSymlinks); why != "" {
+		out.Refused = why
+		return out, nil
+	}
 	if l.Missing {
 		// Without a store every transcript counts as unreferenced: applying would archive or
 		// delete the whole history of a store that was only lost.
 		out.Refused = fmt.Sprintf("%s does not exist, so every transcript in %s would count as unreferenced; rebuild the store first: clawdoctor repair --rebuild-store %s", l.Input.StorePath, l.SessionsDir, l.SessionsDir)
-		return out, nil
-	}
-	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force, opt.FollowSymlinks); why != "" {
-		out.Refused = why
 		return out, nil
 	}
 	applied, err := ApplyWith(ctx, l, p, ApplyOptions{Now: opt.Now, BackupDir: opt.BackupDir})

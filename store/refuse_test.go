@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -23,12 +24,10 @@ func TestCheckWrite(t *testing.T) {
 		want  error // nil: allowed
 	}{
 		{"plain agent", nil, nil, nil},
-		{"sqlite agent db", func(t *testing.T, state, sessions string) {
-			os.MkdirAll(filepath.Join(state, "agents", "main", "agent"), 0o755)
-			os.WriteFile(filepath.Join(state, "agents", "main", "agent", "openclaw-agent.sqlite"), nil, 0o644)
-		}, nil, store.ErrSQLiteEra},
-		{"sqlite import archive only (what stats calls SQLite era)", func(t *testing.T, state, sessions string) {
-			os.Mkdir(filepath.Join(sessions, "session-sqlite-import-archive"), 0o755)
+		{"sqlite agent db (a real 2026.9.6 one), even forced", func(t *testing.T, state, sessions string) {
+			if err := fixtures.WriteAgentDB("sqlite-2026.9.6", filepath.Join(state, "agents", "main", "agent")); err != nil {
+				t.Fatal(err)
+			}
 		}, func(s store.WriteScope) store.WriteScope { s.Force = true; return s }, store.ErrSQLiteEra},
 		{"live lock", func(t *testing.T, state, sessions string) { live(sessions) }, nil, store.ErrGatewayLive},
 		{"live lock, forced", func(t *testing.T, state, sessions string) { live(sessions) },
