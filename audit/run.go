@@ -34,6 +34,10 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	var files []string
 	var firstErr error
 	for _, p := range paths {
+		if p == jsonl.Stdin && opts.Stdin != nil {
+			files = append(files, p)
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			res.Unreadable = append(res.Unreadable, p)
@@ -179,7 +183,11 @@ func size(p string) int64 {
 // checkFile opens one transcript (plain, gzip or zstd by magic bytes; jsonl.Open sizes its
 // buffers from the file, since a state dir holds thousands of small sessions) and audits it.
 func checkFile(ctx context.Context, path string, opts Options, deliveries map[string]int64, c progress.Counter) ([]Finding, int64, error) {
-	f, err := jsonl.Open(path, c.Add)
+	open := func() (*jsonl.File, error) { return jsonl.Open(path, c.Add) }
+	if path == jsonl.Stdin && opts.Stdin != nil {
+		open = func() (*jsonl.File, error) { return jsonl.OpenStream(opts.Stdin, jsonl.Stdin) }
+	}
+	f, err := open()
 	if err != nil {
 		return nil, 0, err
 	}

@@ -23,6 +23,7 @@ type Options struct {
 	BatchTail  time.Duration // a turn whose first send came this long before its end is at risk; 0 means 30s
 	Logs       []string      // gateway log files (openclaw-YYYY-MM-DD.log or console/journal text)
 	Agent      string        // with a state dir: only this agent
+	Stdin      io.Reader     // read for the path "-" (nil: "-" is an ordinary name)
 }
 
 func (o Options) maxPerRule() int {
@@ -160,6 +161,7 @@ func newScan(ctx context.Context, name string, opts Options) *scan {
 }
 
 func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
+	r = jsonl.ContextReader(s.ctx, r)
 	if err := s.read(r); err != nil {
 		return s.out, s.entries, err
 	}

@@ -100,8 +100,15 @@ func runCleanup(c *cli.Context) error {
 			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}}
 	var results []report.CleanupStore
 	code := exitClean
+	var interrupted error
 	for _, t := range targets {
 		res, err := retention.Run(c.Context, t, opt)
+		if interrupted = c.Context.Err(); interrupted != nil {
+			if res.Plan != nil {
+				results = append(results, res) // what was already applied, with its backup
+			}
+			break
+		}
 		if err != nil && res.Plan == nil {
 			if len(targets) == 1 {
 				return err
@@ -129,6 +136,9 @@ func runCleanup(c *cli.Context) error {
 		if err := report.Cleanup(c.App.Writer, results, format, c.Bool("explain")); err != nil {
 			return err
 		}
+	}
+	if interrupted != nil {
+		return interrupted
 	}
 	return status(code)
 }

@@ -75,15 +75,18 @@ EXAMPLES
 				opts.Confirm = ttyConfirm(c)
 			}
 			res, err := doctor.Run(c.Context, opts)
-			if err != nil {
+			if res == nil {
 				return configError(err, "doctor")
 			}
 			format := report.Text
 			if g.JSON {
 				format = report.JSON
 			}
-			if err := report.Doctor(c.App.Writer, res, format); err != nil {
-				return err
+			if rerr := report.Doctor(c.App.Writer, res, format); rerr != nil {
+				return rerr
+			}
+			if err != nil {
+				return err // interrupted: the report says what was already done
 			}
 			open, _, bad, fixed := res.Counts()
 			switch {

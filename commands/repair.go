@@ -59,15 +59,18 @@ EXIT STATUS
 			}
 			t := repair.Target{Paths: c.Args().Slice(), StateDir: g.StateDir, Agent: g.Agent, AllAgents: g.AllAgents}
 			res, err := repair.Run(c.Context, t, opts, newCounter(c, "repair"))
-			if err != nil {
+			if res == nil {
 				return err
 			}
 			format := report.Text
 			if g.JSON {
 				format = report.JSON
 			}
-			if err := report.Repair(c.App.Writer, res, format); err != nil {
-				return err
+			if rerr := report.Repair(c.App.Writer, res, format); rerr != nil {
+				return rerr
+			}
+			if err != nil {
+				return err // interrupted: the report names every file already replaced and its backup
 			}
 			s := res.Summary
 			switch {

@@ -35,6 +35,7 @@ func replayCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},
 			&cli.StringFlag{Name: "summary-cmd", Usage: "run this command with the text compaction would summarize on stdin (no shell: write sh -c '...' for one)"},
 			&cli.DurationFlag{Name: "summary-timeout", Value: time.Minute, Usage: "kill --summary-cmd after this long"},
+			&cli.Int64Flag{Name: "max-input-bytes", Value: replay.MaxInputBytes, Usage: "largest transcript read from stdin (-), which is held in memory"},
 		},
 		Description: `Replays one transcript offline: pi's context building (active leaf, last compaction,
 summary wrapper texts, custom messages), then OpenClaw's provider hygiene for the chosen
@@ -95,6 +96,7 @@ func runReplay(c *cli.Context) error {
 		}
 	}
 	opts := replay.Options{
+		MaxInput: c.Int64("max-input-bytes"),
 		Provider: c.String("provider"), Model: c.String("model"), API: c.String("api"),
 		Era: era, Pairing: pairing, Leaf: c.String("leaf"), NowMs: g.Now.UnixMilli(),
 		AllowedTools: c.StringSlice("allowed-tools"), Recheck: c.Bool("recheck-compactions"),

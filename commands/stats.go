@@ -39,7 +39,8 @@ const statsExitHelp = `
 
 EXIT STATUS
   0  the inventory was printed (stats is informational: problems are listed, not failed on)
-  2  usage error (unknown agent, no agents under the state dir, bad PATH)
+  2  usage error (unknown agent, no agents under the state dir, bad PATH, a --config that cannot be read)
+  3  partial: a sessions dir or sessions.json could not be read (named in the notes)
   4  I/O error`
 
 func runStats(c *cli.Context) error {
@@ -95,5 +96,11 @@ func runStats(c *cli.Context) error {
 	case c.Bool("markdown"):
 		format = report.Markdown
 	}
-	return report.Stats(c.App.Writer, stats, format)
+	if err := report.Stats(c.App.Writer, stats, format); err != nil {
+		return err
+	}
+	if stats.Partial() {
+		return status(exitPartial) // a read that failed is never a clean pass
+	}
+	return nil
 }

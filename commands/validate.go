@@ -12,7 +12,7 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check that files are well-formed JSONL, fast",
-		ArgsUsage: "FILE...",
+		ArgsUsage: "FILE... (- reads stdin)",
 		Description: `Reads each file line by line in bounded memory (gzip and zstd archives such as
 *.jsonl.reset.<ts>.zst are decompressed by their magic bytes) and checks that every line is
 exactly one JSON value. It counts the byte-level anomalies of each line (bom, crlf, lone_cr,
@@ -51,6 +51,7 @@ EXIT STATUS
 			if opts.MaxBad == 0 {
 				opts.MaxBad = -1 // --max-bad 0: list none
 			}
+			opts.Stdin = c.App.Reader
 			res, err := jsonl.ValidateFiles(c.Context, c.Args().Slice(), opts, newCounter(c, "validate"))
 			if err != nil {
 				return err

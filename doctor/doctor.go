@@ -130,7 +130,9 @@ func (r *Result) Counts() (open, fixable, refusedOrFailed, fixed int) {
 	return
 }
 
-// Run checks the state dir and, with Fix, applies the fixes its gates allow.
+// Run checks the state dir and, with Fix, applies the fixes its gates allow. When ctx is
+// cancelled during the fixes, the ones not reached are left undone and Run returns the result
+// so far (what was already moved or archived, with its backup) together with ctx's error.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -153,9 +155,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	backups := &Backups{StateDir: opts.StateDir, Dir: opts.BackupDir, Now: opts.Now}
 	askedYes := map[string]bool{}
+	var interrupted error
 	for i := range probs {
 		p := &probs[i]
+		if interrupted == nil {
+			interrupted = ctx.Err()
+		}
 		switch {
+		case interrupted != nil && p.apply != nil && p.refused == "":
+			p.Status = StatusWouldFix // not reached before the interrupt
 		case p.apply == nil:
 			p.Status = StatusFound
 		case p.refused != "":
@@ -166,9 +174,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		case p.Gate == GateYes && !opts.Yes && !confirm(opts, p.Check, askedYes):
 			p.Status = StatusWouldFix
 		default:
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
 			backup, err := p.apply(backups)
 			p.Backup = backup
 			if err != nil {
@@ -179,8 +184,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	}
-	flushConfig(st, backups, probs)
-	flushStores(st, backups, probs)
+	if interrupted == nil {
+		flushConfig(st, backups, probs)
+		flushStores(st, backups, probs)
+	} else {
+		// Edits made in memory are not written after an interrupt.
+		for i := range probs {
+			if p := &probs[i]; p.Status == StatusFixed && (p.edits != nil || p.editsConfig) {
+				p.Status, p.Error = StatusWouldFix, "interrupted before the file was written"
+			}
+		}
+	}
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].Agent != probs[j].Agent {
 			return probs[i].Agent < probs[j].Agent
@@ -191,7 +205,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.BackupDir = backups.used()
 	res.Agents = summarize(st, probs)
 	res.Next = nextSteps(opts, res)
-	return res, nil
+	return res, interrupted
 }
 
 // confirm asks once per check kind on a TTY whether history may be archived or removed.

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite: reads openclaw-agent.sqlite without cgo
+
+	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 // DBCounts is what the SQLite-era database of one agent holds.
@@ -95,7 +97,7 @@ func contains(list []string, s string) bool {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := safefile.Open(src)
 	if err != nil {
 		return err
 	}

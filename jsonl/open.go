@@ -114,6 +114,19 @@ func Open(path string, counted func(n int64)) (*File, error) {
 	return &File{Reader: &pathReader{r: dec, path: path}, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
 }
 
+// Stdin is the path that names standard input where a command reads it ("-").
+const Stdin = "-"
+
+// OpenStream reads a JSONL stream (stdin) like Open reads a file: gzip or zstd found by magic
+// bytes is decompressed, read errors name it. Size is 0 (unknown); Close does not close r.
+func OpenStream(r io.Reader, name string) (*File, error) {
+	dec, c, err := decompress(r, 256<<10)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &File{Reader: &pathReader{r: dec, path: name}, Path: name, Compression: c, dec: dec}, nil
+}
+
 // pathReader adds the file name to read errors (a truncated gzip or zstd stream), so a
 // caller's message names the file; io.EOF passes through unchanged.
 type pathReader struct {
@@ -132,6 +145,9 @@ func (p *pathReader) Read(b []byte) (int, error) {
 // Close closes the decoder and the file.
 func (f *File) Close() error {
 	f.dec.Close()
+	if f.raw == nil {
+		return nil
+	}
 	return f.raw.Close()
 }
 

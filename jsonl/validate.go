@@ -18,6 +18,8 @@ type ValidateOptions struct {
 	MaxLine int // line cap, as Options.MaxLine
 	MaxBad  int // bad lines kept with their reason, the first ones by line number; 0 means 10, < 0 none
 	Workers int // goroutines validating JSON; 0 means GOMAXPROCS (at most 4), 1 validates inline
+	// Stdin is read for the path "-" (nil: "-" is an ordinary file name).
+	Stdin io.Reader
 
 	BufferSize int // initial read buffer, as Options.BufferSize (tests use small ones)
 }
@@ -91,7 +93,13 @@ func (s *Summary) finish() {
 // end; the Summary then holds what was read before, and its Err says why.
 func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c progress.Counter) (Summary, error) {
 	c = progress.OrNoop(c)
-	f, err := Open(path, c.Add)
+	var f *File
+	var err error
+	if path == Stdin && opts.Stdin != nil {
+		f, err = OpenStream(opts.Stdin, "<stdin>")
+	} else {
+		f, err = Open(path, c.Add)
+	}
 	if err != nil {
 		s := Summary{Path: path, Err: err.Error()}
 		s.finish()
@@ -121,7 +129,7 @@ func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOption
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
 	s := Summary{Path: name, Compression: Plain.String()}
-	rd := NewReader(r, Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
+	rd := NewReader(ContextReader(ctx, r), Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
 	var err error
 	if workers == 1 {
 		err = validateInline(ctx, rd, &s, opts)

@@ -25,7 +25,7 @@ func takeBackup(path, dst string) error {
 		return &os.PathError{Op: "backup", Path: dst, Err: os.ErrExist}
 	}
 	err = safefile.Replace(dst, func(w io.Writer) error {
-		src, err := os.Open(path)
+		src, err := safefile.Open(path)
 		if err != nil {
 			return err
 		}

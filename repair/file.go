@@ -342,6 +342,9 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 		}
 		r := RepairFile(ctx, j.root, j.path, opts, c)
 		if errors.Is(ctx.Err(), context.Canceled) {
+			if r.Status == StatusRepaired { // replaced before the interrupt: name it and its backup
+				res.add(r)
+			}
 			return res, ctx.Err()
 		}
 		res.add(r)

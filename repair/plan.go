@@ -169,11 +169,12 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 		return nil, err
 	}
 	defer rc.Close()
+	src := jsonl.ContextReader(ctx, rc)
 	p := &planner{name: name, opts: opts, seed: seed, facts: f}
 	if p.opts.Now.IsZero() {
 		p.opts.Now = time.Now()
 	}
-	lines := readLines(rc, opts.MaxLine)
+	lines := readLines(src, opts.MaxLine)
 	defer lines.stop()
 	for bt := range lines.c {
 		for i, l := range bt.lines {

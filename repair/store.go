@@ -297,7 +297,7 @@ func rebuildEntries(ctx context.Context, dir, agent string, members []StoreMembe
 // transcriptTimes reads the header timestamp and the timestamp of the last entry that has one
 // (only the file's last 1 MiB is read); the file's mtime stands in for a missing last one.
 func transcriptTimes(path string) (started, updated time.Time) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return
 	}

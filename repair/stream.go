@@ -19,7 +19,7 @@ var errAbandoned = errors.New("repair: speculative write abandoned")
 
 // isPlain reports whether path is an uncompressed stream (by magic bytes).
 func isPlain(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -54,7 +54,7 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 		go func() {
 			defer close(writerDead)
 			done <- safefile.ReplaceWith(path, safefile.ReplaceOptions{BeforeRename: guard.beforeRename}, func(w io.Writer) error {
-				src, err := os.Open(path)
+				src, err := safefile.Open(path)
 				if err != nil {
 					return err
 				}

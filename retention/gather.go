@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/clawdoctor/clawdoctor/jsonobj"
+	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -602,7 +603,7 @@ func (l *Loaded) validBlob(ref promptRef) bool {
 	if ref.Version != 1 || ref.Algorithm != "sha256" || len(ref.Hash) != 64 || strings.Trim(ref.Hash, "0123456789abcdef") != "" || ref.Bytes < 0 || ref.Bytes > 512<<10 {
 		return false
 	}
-	data, err := os.ReadFile(l.blobPath(ref.Hash))
+	data, err := safefile.ReadFile(context.Background(), l.blobPath(ref.Hash), 512<<10, "")
 	if err != nil || int64(len(data)) != ref.Bytes {
 		return false
 	}
@@ -611,7 +612,7 @@ func (l *Loaded) validBlob(ref promptRef) bool {
 }
 
 func (l *Loaded) readBlob(hash string) string {
-	data, _ := os.ReadFile(l.blobPath(hash))
+	data, _ := safefile.ReadFile(context.Background(), l.blobPath(hash), 512<<10, "")
 	return string(data)
 }
 
@@ -765,7 +766,7 @@ func structuralFallback(p, realDir string) (string, bool) {
 
 // noMessages is transcriptHasNoMessageRecords for a file already known to be ≤ 4096 bytes.
 func noMessages(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false
 	}

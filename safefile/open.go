@@ -137,25 +137,3 @@ func ReadAll(ctx context.Context, r io.Reader, name string, limit int64, flag st
 		}
 	}
 }
-
-// ContextReader returns r whose Read fails with ctx's error once ctx is done, so a reader that
-// fills a buffer at a time (a line with no newline, stdin) sees an interrupt at the next
-// buffer.
-func ContextReader(ctx context.Context, r io.Reader) io.Reader {
-	if ctx == nil || ctx.Done() == nil {
-		return r
-	}
-	return ctxReader{ctx, r}
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
