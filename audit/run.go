@@ -167,7 +167,7 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	sharedBindings(bindings, add)
 	res.finish()
 	if res.Summary.Files == 0 && firstErr != nil {
-		return res, fmt.Errorf("%w: %v", ErrNoInput, firstErr)
+		return res, fmt.Errorf("%w: %w", ErrNoInput, firstErr)
 	}
 	return res, nil
 }

@@ -89,7 +89,11 @@ func runAudit(c *cli.Context) error {
 		debug.SetMemoryLimit(auditMemoryLimit)
 	}
 	res, err := audit.Run(c.Context, paths, opts, newCounter(c, "audit"))
-	if err != nil && (errors.Is(err, audit.ErrNoInput) || res == nil) {
+	if errors.Is(err, audit.ErrNoInput) && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
+		return status(exitPartial) // nothing could be read: skipped, never a clean pass
+	}
+	if err != nil && res == nil {
 		return err
 	}
 	if err != nil {

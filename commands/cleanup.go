@@ -10,6 +10,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/report"
 	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 func cleanupCommand() *cli.Command {
@@ -110,7 +111,7 @@ func runCleanup(c *cli.Context) error {
 			break
 		}
 		if err != nil && res.Plan == nil {
-			if len(targets) == 1 {
+			if len(targets) == 1 && !safefile.Unreadable(err) {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)

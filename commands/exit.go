@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 // Exit codes shared by every command (README "Exit codes").
@@ -63,14 +64,18 @@ func exitStatus(stderr io.Writer, err error) int {
 			fmt.Fprintf(stderr, "clawdoctor: hint: %s\n", usage.hint)
 		}
 		return exitUsage
+	case isFlagError(err): // before ExitCoder: urfave/cli reports an unknown command as exit 3
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the commands and flags\n", err)
+		return exitUsage
 	case errors.As(err, &coder):
 		if msg := strings.TrimSpace(err.Error()); msg != "" {
 			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
 		}
 		return coder.ExitCode()
-	case isFlagError(err):
-		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the flags\n", err)
-		return exitUsage
+	case safefile.Unreadable(err):
+		// an input that cannot be read is skipped, not an I/O failure (README "Exit codes")
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+		return exitPartial
 	}
 	fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 	return exitIO

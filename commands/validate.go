@@ -28,8 +28,8 @@ EXIT STATUS
   0  every file is clean
   1  bad lines or anomalies found
   2  usage error
-  3  some files were unreadable; the rest was checked
-  4  no file could be read
+  3  some files (or all) were unreadable (no permission, not a regular file); the rest was checked
+  4  no file exists
   130 interrupted`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-line", Value: jsonl.DefaultMaxLine, Destination: &opts.MaxLine,
@@ -65,9 +65,9 @@ EXIT STATUS
 			}
 			s := res.Summary
 			switch {
-			case s.Unreadable > 0 && s.Unreadable == s.Files:
+			case s.NotFound > 0 && s.NotFound == s.Files:
 				return status(exitIO)
-			case s.Unreadable > 0:
+			case s.Unreadable > 0: // README: unreadable files are skipped, a partial run, even all of them
 				return status(exitPartial)
 			case s.Findings > 0:
 				return status(exitFindings)

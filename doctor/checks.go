@@ -43,9 +43,22 @@ func guard(st *state, a *agentState, p *Problem) {
 	}
 }
 
+// unreadable is a file or dir doctor could not read: a failed check, never a clean pass.
+func unreadable(a *agentState, path, why string) Problem {
+	return Problem{Check: "read.unreadable", Severity: "error", Agent: a.id, Path: path, Gate: GateNone,
+		Message: why + ": nothing about it is checked or fixed", Error: why}
+}
+
 func checkStore(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.agents {
+		if a.readErr != nil {
+			out = append(out, unreadable(a, a.dir, a.readErr.Error()))
+		}
+		if a.storeErr != nil && !errors.Is(a.storeErr, store.ErrCorrupt) {
+			out = append(out, unreadable(a, a.storePath, a.storeErr.Error()))
+			continue
+		}
 		if a.storeErr != nil {
 			out = append(out, Problem{Check: "store.corrupt", Severity: "error", Agent: a.id, Path: a.storePath,
 				Message:  fmt.Sprintf("sessions.json does not parse (%v): OpenClaw reads it as empty and forgets every session on its next write", a.storeErr),

@@ -162,6 +162,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			interrupted = ctx.Err()
 		}
 		switch {
+		case p.apply == nil && p.Error != "":
+			p.Status = StatusFailed // a read that failed: never a clean pass
 		case interrupted != nil && p.apply != nil && p.refused == "":
 			p.Status = StatusWouldFix // not reached before the interrupt
 		case p.apply == nil:

@@ -31,6 +31,7 @@ type agentState struct {
 	resolver  store.Resolver
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
+	readErr   error     // the sessions dir could not be listed
 	era       store.Era // store.DetectEra: whether the agent is in the SQLite era, and why
 	sqlite    string    // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
 	refuse    string    // why nothing of this agent may be written (store.CheckWrite), or ""
@@ -153,7 +154,11 @@ func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 		return a, nil
 	}
 	if err != nil {
-		return nil, err
+		a.readErr = err // reported by checkStore; nothing of this agent is written
+		if a.refuse == "" {
+			a.refuse = "its sessions dir cannot be read: " + err.Error()
+		}
+		return a, nil
 	}
 	for _, de := range des {
 		if de.IsDir() && !store.Classify(de.Name()).Kind.IsLock() { // a directory under a lock's name is reported

@@ -33,6 +33,11 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", a.dir, err)
 		}
+		for _, u := range res.Unreadable {
+			if u != a.storePath { // checkStore reports the store
+				out = append(out, unreadable(a, u, "the audit could not read it"))
+			}
+		}
 		type agg struct {
 			sev   audit.Severity
 			n     int

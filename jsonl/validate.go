@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
@@ -320,6 +321,7 @@ type Totals struct {
 	Clean      int   `json:"clean"`      // files with no bad line and no anomaly
 	Findings   int   `json:"findings"`   // files read to the end with bad lines or anomalies
 	Unreadable int   `json:"unreadable"` // files that could not be opened or read to the end
+	NotFound   int   `json:"not_found"`  // the subset that does not exist
 	Lines      int64 `json:"lines"`
 	Bytes      int64 `json:"bytes"`
 	DiskBytes  int64 `json:"disk_bytes"`
@@ -347,6 +349,9 @@ func ValidateFiles(ctx context.Context, paths []string, opts ValidateOptions, c 
 		s, err := ValidateFile(ctx, p, opts, addOnly{c})
 		if err != nil && ctx.Err() != nil {
 			return res, ctx.Err()
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			res.Summary.NotFound++
 		}
 		res.Files = append(res.Files, s)
 		t := &res.Summary

@@ -128,9 +128,17 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		res.Status, res.Reason = StatusSkipped, why
 		return res
 	}
+	// A file that cannot be read is skipped (exit 3, named in the report), never a clean pass
+	// and not an I/O failure: that is for writes that fail.
+	failOrSkip := func(err error) FileResult {
+		if safefile.Unreadable(err) {
+			return skip("unreadable: " + err.Error())
+		}
+		return fail(err)
+	}
 	lst, err := os.Lstat(path)
 	if err != nil {
-		return fail(err)
+		return failOrSkip(err)
 	}
 	if lst.Mode()&fs.ModeSymlink != 0 {
 		return skip("symlink: not followed (repair its target inside its own sessions dir)")
@@ -188,7 +196,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 	}
 	plan, err := PlanStream(ctx, opener(path, plainLimit(plain, lst), &res), path, opts)
 	if err != nil {
-		return fail(err)
+		return failOrSkip(err)
 	}
 	c.Add(lst.Size())
 	res.Counts = plan.Counts
@@ -336,6 +344,10 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		if j.err != nil {
+			res.add(FileResult{Path: j.path, Kind: "dir", Status: StatusSkipped, Reason: "unreadable: " + j.err.Error()})
+			continue
+		}
 		if j.store {
 			res.add(RepairStore(ctx, j.root, j.agent, opts))
 			continue
@@ -355,6 +367,7 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 type job struct {
 	path, root, agent string
 	store             bool
+	err               error // the dir could not be read
 }
 
 // expand turns a target into the files to repair, sorted by path within each sessions dir.
@@ -362,6 +375,10 @@ func expand(t Target, rebuild bool) ([]job, error) {
 	var jobs []job
 	addDir := func(dir, agent string) error {
 		ents, err := os.ReadDir(dir)
+		if safefile.Unreadable(err) {
+			jobs = append(jobs, job{path: dir, err: err}) // reported as skipped
+			return nil
+		}
 		if err != nil {
 			return err
 		}

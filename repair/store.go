@@ -136,6 +136,9 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 	exists := err == nil
 	if err != nil && !os.IsNotExist(err) {
 		res.Status, res.Reason = StatusFailed, err.Error()
+		if safefile.Unreadable(err) {
+			res.Status, res.Reason = StatusSkipped, "unreadable: "+err.Error()
+		}
 		return res
 	}
 	res.BytesBefore, res.BytesAfter = int64(len(data)), int64(len(data))

@@ -113,6 +113,9 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 	if err != nil {
 		end(false, nil)
 		res.Status, res.Reason = StatusFailed, err.Error()
+		if safefile.Unreadable(err) {
+			res.Status, res.Reason = StatusSkipped, "unreadable: "+err.Error()
+		}
 		return res, true
 	}
 	if second || (plan.Changed() && !started) {

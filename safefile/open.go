@@ -137,3 +137,10 @@ func ReadAll(ctx context.Context, r io.Reader, name string, limit int64, flag st
 		}
 	}
 }
+
+// Unreadable reports a read that failed because of the file itself (no permission, not a
+// regular file, over its cap), as opposed to an I/O error: commands report such a file as
+// skipped (exit 3) and go on.
+func Unreadable(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)
+}
