@@ -56,6 +56,7 @@ type sessionsDir struct {
 	dir          string
 	store        bool     // sessions.json present
 	storeNotFile bool     // sessions.json is a directory, FIFO or device: unreadable
+	notFiles     []string // transcript names that are not regular files: unreadable
 	transcripts  []string // transcript-like files, sorted
 	locks        []string // *.jsonl.lock and sessions.json.lock
 	all          []string // every file name, for orphan checks
@@ -102,7 +103,7 @@ func discover(root, agent string) (found []*sessionsDir, unreadable []string, er
 			unreadable = append(unreadable, p)
 			return filepath.SkipDir
 		}
-		if sd.store || sd.storeNotFile || len(sd.transcripts) > 0 {
+		if sd.store || sd.storeNotFile || len(sd.transcripts) > 0 || len(sd.notFiles) > 0 {
 			found = append(found, sd)
 		}
 		return nil
@@ -144,6 +145,8 @@ func readSessionsDir(dir string) (*sessionsDir, error) {
 			sd.locks = append(sd.locks, name)
 		case TranscriptLike(name) && e.Type().IsRegular():
 			sd.transcripts = append(sd.transcripts, name)
+		case TranscriptLike(name) && e.Type()&fs.ModeSymlink == 0:
+			sd.notFiles = append(sd.notFiles, name) // a FIFO or device under a transcript's name
 		}
 	}
 	sort.Strings(sd.transcripts)

@@ -127,6 +127,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		if d.storeNotFile {
 			res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
 		}
+		for _, n := range d.notFiles {
+			res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, n))
+		}
 		if d.store {
 			data, err := store.ReadStoreFile(ctx, filepath.Join(d.dir, "sessions.json"))
 			if err != nil {

@@ -84,7 +84,7 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				a.liveLocks = append(a.liveLocks, f.path)
 				out = append(out, Problem{Check: "lock.unusable", Severity: "error", Agent: a.id, Path: f.path,
 					Message: fmt.Sprintf("%v: OpenClaw cannot take or release this lock; clawdoctor writes nothing for this agent until it is removed by hand", err),
-					Gate:    GateNone, Status: StatusFound})
+					Gate:    GateNone, Error: "unreadable lock: " + err.Error()})
 				continue
 			}
 			if errors.Is(err, os.ErrNotExist) {

@@ -388,10 +388,8 @@ func expand(t Target, rebuild bool) ([]job, error) {
 			if e.Name() == "sessions.json" {
 				hasStore = true
 			}
-			if e.Type().IsRegular() && IsTranscriptName(e.Name()) {
-				names = append(names, e.Name())
-			} else if e.Type()&fs.ModeSymlink != 0 && IsTranscriptName(e.Name()) {
-				names = append(names, e.Name()) // reported as skipped, never followed
+			if IsTranscriptName(e.Name()) && !e.IsDir() {
+				names = append(names, e.Name()) // a symlink, FIFO or device is reported as skipped
 			}
 		}
 		sort.Strings(names)
