@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/repair"
 	"github.com/clawdoctor/clawdoctor/report"
 )
@@ -47,6 +48,7 @@ EXIT STATUS
 			&cli.BoolFlag{Name: "synthesize-header", Destination: &opts.SynthesizeHeader, Usage: "give a file whose first line is an entry a session header (id from the file name, timestamp of the first entry, version 3, empty cwd)"},
 			&cli.BoolFlag{Name: "relink", Destination: &opts.Relink, Usage: "re-parent entries whose parentId names no entry of the file onto the previous entry (null for the first)"},
 			&cli.BoolFlag{Name: "rebuild-store", Destination: &opts.RebuildStore, Usage: "add sessions.json entries for transcripts no entry references"},
+			&cli.IntFlag{Name: "max-line", Value: jsonl.DefaultMaxLine, Destination: &opts.MaxLine, Usage: "longest line examined in bytes (default 64 MiB); a longer one is kept byte for byte, unexamined, never held in memory"},
 		},
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
