@@ -104,6 +104,7 @@ type Result struct {
 	Agents     []AgentSummary `json:"agents"`
 	Problems   []Problem      `json:"problems"`
 	Next       []string       `json:"next"`
+	Notes      []string       `json:"notes,omitempty"` // e.g. temps of killed runs removed
 }
 
 // Counts returns how many problems are left unfixed, how many could be fixed by --fix (with
@@ -206,6 +207,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.Problems = probs
 	res.BackupDir = backups.used()
 	res.Agents = summarize(st, probs)
+	for _, a := range st.agents {
+		res.Notes = append(res.Notes, a.tempNotes...)
+	}
 	res.Next = nextSteps(opts, res)
 	return res, interrupted
 }
@@ -351,6 +355,7 @@ func writeStore(a *agentState, b *Backups) (string, error) {
 	case err == nil && (fi.Size() != a.store.Size || !fi.ModTime().Equal(a.store.ModTime)):
 		return "", fmt.Errorf("%s: %w", a.storePath, store.ErrChanged)
 	case err == nil:
+		a.tempNotes = append(a.tempNotes, store.RemoveStaleTemps(a.storePath)...)
 		backup, err := b.Copy(a.storePath)
 		if err != nil {
 			return "", err

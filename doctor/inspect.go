@@ -32,6 +32,7 @@ type agentState struct {
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
 	readErr   error     // the sessions dir could not be listed
+	tempNotes []string  // temps of killed runs removed before the store was written
 	era       store.Era // store.DetectEra: whether the agent is in the SQLite era, and why
 	sqlite    string    // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
 	refuse    string    // why nothing of this agent may be written (store.CheckWrite), or ""

@@ -181,7 +181,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 				res.Notes = append(res.Notes, Note{What: "the write lock names clawdoctor's own pid: OpenClaw 2026.6.11 may take it over while the repair runs"})
 			}
 		}
-		res.Notes = append(res.Notes, removeStaleTemps(path)...)
+		res.Notes = append(res.Notes, tempNotes(path)...)
 		if lst, err = os.Lstat(path); err != nil { // as it is now that we hold the lock
 			return fail(err)
 		}
@@ -303,6 +303,15 @@ func finishTail(g *tailGuard, res *FileResult) {
 		res.Notes = append(res.Notes, Note{What: fmt.Sprintf("%d bytes appended by a live writer during the repair were carried over unchanged", total)})
 	}
 	_ = n
+}
+
+// tempNotes removes the temps killed runs left beside path (store.RemoveStaleTemps) and says so.
+func tempNotes(path string) []Note {
+	var out []Note
+	for _, s := range store.RemoveStaleTemps(path) {
+		out = append(out, Note{What: s})
+	}
+	return out
 }
 
 // plainLimit is how many bytes of an uncompressed file the plan reads: those that existed when

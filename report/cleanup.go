@@ -223,6 +223,9 @@ func cleanupText(w io.Writer, s CleanupStore, explain bool) error {
 		for _, sk := range s.Applied.Skipped {
 			fmt.Fprintf(w, "Skipped: %s\n", sk)
 		}
+		for _, n := range s.Applied.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 		writeFindings(w, p)
 		if explain {
 			return writeExplain(w, s)

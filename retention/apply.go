@@ -26,6 +26,7 @@ type Applied struct {
 	FreedBytes   int64         `json:"freedBytes"`
 	Removed      []RemovedFile `json:"removed,omitempty"` // every file deleted, with its size
 	Skipped      []string      `json:"skipped,omitempty"` // "path: why", for the partial exit status
+	Notes        []string      `json:"notes,omitempty"`   // e.g. temps of killed runs removed
 	AppliedCount int           `json:"appliedCount"`
 }
 
@@ -103,6 +104,7 @@ func ApplyWith(ctx context.Context, l *Loaded, p *Plan, o ApplyOptions) (Applied
 		if err != nil {
 			return a, fmt.Errorf("%s: %w", l.Input.StorePath, err)
 		}
+		a.Notes = append(a.Notes, store.RemoveStaleTemps(l.Input.StorePath)...)
 		a.Backup = BackupName(l.Input.StorePath, now)
 		if o.BackupDir != "" {
 			a.Backup = filepath.Join(o.BackupDir, filepath.Base(a.Backup))

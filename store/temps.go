@@ -1,4 +1,4 @@
-package repair
+package store
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/safefile"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // legacyTempAge is how old a temp without a pid in its name (written by clawdoctor before
@@ -16,11 +15,11 @@ import (
 // temp continuously, so its mtime stays fresh.
 const legacyTempAge = time.Hour
 
-// removeStaleTemps removes the temp files that killed clawdoctor runs left beside path
+// RemoveStaleTemps removes the temp files that killed clawdoctor runs left beside path
 // (".<name>.clawdoctor-<pid>-*.tmp" whose pid is dead, or an older pid-less one not written
-// for an hour) and says so. The caller holds path's write lock, so no live repair of this
-// file owns them; a temp of a live pid is kept whatever its age.
-func removeStaleTemps(path string) []Note {
+// for an hour) and returns a sentence for each, for the report. Every writer calls it before
+// it replaces path; a temp of a live pid is kept whatever its age.
+func RemoveStaleTemps(path string) []string {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -30,14 +29,14 @@ func removeStaleTemps(path string) []Note {
 		return nil
 	}
 	prefix := safefile.TempPrefix(base)
-	var notes []Note
+	var notes []string
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, safefile.TempSuffix) || !e.Type().IsRegular() {
 			continue
 		}
-		n := store.Classify(name)
-		if n.Kind != store.KindRepairTemp || n.Base != base {
+		n := Classify(name)
+		if n.Kind != KindRepairTemp || n.Base != base {
 			continue
 		}
 		info, err := e.Info()
@@ -46,7 +45,7 @@ func removeStaleTemps(path string) []Note {
 		}
 		var why string
 		switch {
-		case n.PID > 0 && n.PID != os.Getpid() && !store.PIDAlive(n.PID):
+		case n.PID > 0 && n.PID != os.Getpid() && !PIDAlive(n.PID):
 			why = fmt.Sprintf("its pid %d is dead", n.PID)
 		case n.PID == 0 && time.Since(info.ModTime()) > legacyTempAge:
 			why = fmt.Sprintf("no pid in its name and not written for %s", time.Since(info.ModTime()).Round(time.Minute))
@@ -55,10 +54,10 @@ func removeStaleTemps(path string) []Note {
 		}
 		p := filepath.Join(dir, name)
 		if err := safefile.Remove(p); err != nil {
-			notes = append(notes, Note{What: fmt.Sprintf("could not remove the temp file %s left by a killed run (%s): %v", name, why, err)})
+			notes = append(notes, fmt.Sprintf("could not remove the temp file %s left by a killed run (%s): %v", name, why, err))
 			continue
 		}
-		notes = append(notes, Note{What: fmt.Sprintf("removed the temp file %s (%d bytes) left by a killed run: %s", name, info.Size(), why)})
+		notes = append(notes, fmt.Sprintf("removed the temp file %s (%d bytes) left by a killed run: %s", name, info.Size(), why))
 	}
 	return notes
 }
