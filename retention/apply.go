@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -109,8 +110,18 @@ func ApplyWith(ctx context.Context, l *Loaded, p *Plan, o ApplyOptions) (Applied
 		if o.BackupDir != "" {
 			a.Backup = filepath.Join(o.BackupDir, filepath.Base(a.Backup))
 		}
-		if err := keepCopy(l.Input.StorePath, a.Backup); err != nil {
-			return a, err
+		// A run in the same second (or a rerun after a kill) finds the name taken: never
+		// overwrite a backup, take the next free name.
+		name := a.Backup
+		for i := 1; ; i++ {
+			err := keepCopy(l.Input.StorePath, a.Backup)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, os.ErrExist) || i > 100 {
+				return a, err
+			}
+			a.Backup = fmt.Sprintf("%s.%d", name, i)
 		}
 		if err := safefile.WriteFile(l.Input.StorePath, out); err != nil {
 			return a, err
@@ -170,13 +181,36 @@ func applyFile(l *Loaded, f FileAction, locked map[string]bool, backupDir string
 			if err := os.MkdirAll(filepath.Dir(cp), 0o700); err != nil {
 				return "", err
 			}
-			if err := keepCopy(path, cp); err != nil {
-				return "", fmt.Errorf("copy into the backup dir: %w", err)
+			name := cp
+			for i := 1; ; i++ {
+				err := keepCopy(path, cp)
+				if err == nil || errors.Is(err, os.ErrExist) && sameBytes(cp, path) {
+					break // a rerun after a kill finds its own copy
+				}
+				if !errors.Is(err, os.ErrExist) || i > 100 {
+					return "", fmt.Errorf("copy into the backup dir: %w", err)
+				}
+				cp = fmt.Sprintf("%s.%d", name, i)
 			}
 		}
 		return cp, safefile.Remove(path)
 	}
 	return "", nil
+}
+
+// sameBytes reports whether a and b hold the same bytes (the same file, or equal content).
+func sameBytes(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil || sa.Size() != sb.Size() {
+		return false
+	}
+	if os.SameFile(sa, sb) {
+		return true
+	}
+	x, err1 := safefile.ReadFile(context.Background(), a, sa.Size()+1, "")
+	y, err2 := safefile.ReadFile(context.Background(), b, sb.Size()+1, "")
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 // keepCopy keeps path's bytes at dst: a hard link on the same device, else an fsynced copy.

@@ -194,9 +194,10 @@ func BackupName(path string, pid int, t time.Time) string {
 }
 
 // Backup keeps the current bytes of path at dst before path is changed: a hard link when
-// possible (free and atomic), else a copy that is fsynced. An existing dst is never
-// overwritten. The directory of dst is fsynced. A symlink at path is followed: the backup
-// holds the bytes of its target.
+// possible (free and atomic), else a copy written to a temp file beside dst, fsynced, and
+// linked to dst, so a SIGKILL never leaves a partial file under dst's name. An existing dst
+// is never overwritten (an error wrapping os.ErrExist). The directory of dst is fsynced. A
+// symlink at path is followed: the backup holds the bytes of its target.
 func Backup(path, dst string) error {
 	path, err := WriteTarget(path) // the bytes, not a symlink to them
 	if err != nil {
@@ -217,25 +218,35 @@ func Backup(path, dst string) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+	dir, base := filepath.Split(dst)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*%s", TempPrefix(base), os.Getpid(), TempSuffix))
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
-	if _, err := io.Copy(out, src); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return fmt.Errorf("backup %s: %w", dst, err)
+	untrack := Track(removeQuietly(tmp.Name()))
+	defer untrack()
+	defer os.Remove(tmp.Name()) // after the link, dst keeps the bytes
+	_, err = io.Copy(tmp, src)
+	if err == nil {
+		err = tmp.Chmod(st.Mode().Perm())
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return fmt.Errorf("backup %s: %w", dst, err)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := out.Close(); err != nil {
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(tmp.Name(), dst) // fails rather than overwrite
+	}
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", dst, err)
 	}
 	record("backup " + dst)
-	return SyncDir(filepath.Dir(dst))
+	return SyncDir(dir)
 }
 
 // Rename moves oldpath to newpath inside the same directory tree, refusing to overwrite, and
