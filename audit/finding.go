@@ -84,7 +84,7 @@ var Rules = []Rule{
 	{"jsonl.concatenated", Error, "two or more JSON objects glued on one line (a missing newline between appends)"},
 	{"jsonl.invalid-utf8", Error, "a line holds bytes that are not valid UTF-8"},
 	{"jsonl.crlf", Warning, "lines end in CRLF or hold a stray CR (edited on Windows)"},
-	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line) and was not checked"},
+	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line), or nested too deep, and was not checked"},
 	{"header.missing", Error, "line 1 is not a session header; pi would discard the whole file on the next load"},
 	{"header.invalid", Error, "the session header lacks a usable id, timestamp or cwd, or has an unsupported version"},
 	{"header.duplicate", Error, "a second session header appears after line 1 (two transcripts appended into one file)"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -325,9 +326,24 @@ func (s *scan) line(l *jsonl.Line) {
 		}
 		return
 	}
-	v, err := s.p.ParseBytes(b)
-	if err == nil {
-		s.value(v, l.Num)
+	// The verdict is the one grammar's (jsonl.Check, as repair and validate read it); fastjson
+	// accepts some invalid lines (a raw NUL in a string, "01") and stops at 300 levels.
+	err := jsonl.Check(b)
+	deep := ""
+	switch {
+	case err == nil:
+		v, perr := s.p.ParseBytes(b)
+		if perr == nil {
+			s.value(v, l.Num)
+			return
+		}
+		deep = "deeper than the 300 levels the audit reads"
+	case errors.Is(err, jsonl.ErrTooDeep):
+		deep = "deeper than 10000 levels"
+	}
+	if deep != "" {
+		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is JSON nested %s: it was not checked (OpenClaw reads it; repair keeps it unexamined)", l.Num, deep),
+			map[string]any{"bytes": l.Size, "offset": l.Offset, "deep": true})
 		return
 	}
 	if parts := splitConcatenated(b); len(parts) > 1 && l.Has(jsonl.FlagLoneCR) && bytes.Contains(b, []byte("}\r{")) {

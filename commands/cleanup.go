@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/report"
 	"github.com/clawdoctor/clawdoctor/retention"
 	"github.com/clawdoctor/clawdoctor/safefile"
@@ -111,7 +112,7 @@ func runCleanup(c *cli.Context) error {
 			break
 		}
 		if err != nil && res.Plan == nil {
-			if len(targets) == 1 && !safefile.Unreadable(err) {
+			if len(targets) == 1 && !safefile.Unreadable(err) && !errors.Is(err, jsonl.ErrTooDeep) {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)

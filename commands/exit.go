@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
@@ -72,7 +73,7 @@ func exitStatus(stderr io.Writer, err error) int {
 			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
 		}
 		return coder.ExitCode()
-	case safefile.Unreadable(err):
+	case safefile.Unreadable(err) || errors.Is(err, jsonl.ErrTooDeep):
 		// an input that cannot be read is skipped, not an I/O failure (README "Exit codes")
 		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 		return exitPartial

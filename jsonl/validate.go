@@ -186,7 +186,9 @@ func judge(l *Line, maxLine int) (BadLine, bool) {
 		return BadLine{}, false
 	}
 	reason := "invalid JSON"
-	if err := Check(l.Bytes); err != nil {
+	if err := Check(l.Bytes); errors.Is(err, ErrTooDeep) {
+		reason = "JSON nested deeper than 10000 levels: not examined (JSON.parse reads it; repair keeps it)"
+	} else if err != nil {
 		reason = "invalid JSON at " + err.Error()
 	}
 	return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(), Reason: reason}, true

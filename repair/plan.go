@@ -304,6 +304,7 @@ type planner struct {
 	seed    maphash.Seed
 	facts   *facts
 	plan    Plan
+	deep    bool  // the line being planned is nested deeper than maxDepth (kept unexamined)
 	end     int64 // stream size so far
 	emitted int   // edits handed to emit
 
@@ -422,7 +423,17 @@ func (p *planner) line(l jsonl.Line) {
 		return
 	}
 
+	p.deep = false
 	vals, droppedFrag := p.segment(c, start)
+	if p.deep {
+		// JSON.parse reads any depth: dropping this line would lose what OpenClaw keeps.
+		p.note(l.Num, "nested deeper than 10000 levels: kept unexamined")
+		if p.nValues == 0 {
+			p.noHead = "first line is nested deeper than 10000 levels"
+		}
+		p.nValues++
+		return
+	}
 	changed := bom || p.nul || droppedFrag || len(vals) != 1
 	salvage := p.nul || bom || droppedFrag || len(vals) > 1
 	for i := range vals {
@@ -591,6 +602,10 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 	if e := sc.value(start); e >= 0 && skipSpace(c, e) == len(c) {
 		p.ready = true // the common case: one valid value, members already collected
 		return []value{{s: start, e: e}}, false
+	}
+	if sc.tooDeep {
+		p.deep = true // not broken, only deeper than we examine: the caller keeps it
+		return nil, false
 	}
 	sc.collect = false
 	i := start

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/store"
@@ -151,6 +153,11 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 	changed := false
 	if exists {
 		obj, perr := jsonobj.Parse(data)
+		if errors.Is(perr, jsonl.ErrTooDeep) {
+			// not corrupt: OpenClaw reads it; a salvage would drop what is only deep
+			res.Status, res.Reason = StatusSkipped, fmt.Sprintf("sessions.json is %v: left as is, not examined", perr)
+			return res
+		}
 		if perr == nil {
 			for _, m := range obj.Members() {
 				members = append(members, StoreMember{Key: jsonString(m.Key), Value: m.Value})
