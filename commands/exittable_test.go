@@ -78,6 +78,9 @@ func TestExitCodeTable(t *testing.T) {
 		{"sessions dir without read permission", "no permission", exitPartial, func(t *testing.T, st string) {
 			os.Chmod(filepath.Join(st, "agents", "main", "sessions"), 0o311)
 		}, true},
+		{"agents dir without permission", "no permission", exitPartial, func(t *testing.T, st string) {
+			os.Chmod(filepath.Join(st, "agents"), 0)
+		}, true},
 		{"sessions.json is a directory", "directory", exitPartial, func(t *testing.T, st string) {
 			p := filepath.Join(st, "agents", "main", "sessions", "sessions.json")
 			os.Remove(p)
@@ -155,7 +158,7 @@ func TestExitCodeTable(t *testing.T) {
 			applies = in(c, "stats", "cleanup", "cleanup --enforce", "doctor", "doctor --fix")
 		case "transcript is a FIFO", "transcript without read permission":
 			applies = !in(c, "stats", "cleanup", "cleanup --enforce")
-		case "sessions dir without read permission", "sessions.json is a directory", "sessions.json over the cap":
+		case "sessions dir without read permission", "agents dir without permission", "sessions.json is a directory", "sessions.json over the cap":
 			applies = !in(c, "validate", "audit FILE", "replay")
 		case "FIFO lock", "directory lock":
 			applies = !in(c, "validate", "audit FILE", "replay", "stats", "cleanup")

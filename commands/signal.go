@@ -14,7 +14,7 @@ import (
 // SIGTERM (every reader checks its context at each buffer); after it, or at a second signal,
 // the run is abandoned at once: temp files are removed, locks released, and what was already
 // changed is named on stderr. The total stays under the promised second.
-var interruptGrace = 700 * time.Millisecond
+var interruptGrace = 500 * time.Millisecond
 
 // Main runs clawdoctor like Run and handles interrupts arriving on sigs: the first cancels
 // the run's context; a second one, or the run not finishing within interruptGrace, ends it at

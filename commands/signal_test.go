@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,6 +93,28 @@ func start(t *testing.T, stdin bool, env []string, args ...string) *proc {
 	return p
 }
 
+// handling waits until the process has installed its SIGINT and SIGTERM handlers (a slow
+// start under load must not let the default action kill it), per /proc/<pid>/status.
+func (p *proc) handling(t *testing.T) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/status")
+		if err != nil {
+			t.Skip("no /proc")
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+				mask, _ := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+				if mask&(1<<(syscall.SIGINT-1)) != 0 && mask&(1<<(syscall.SIGTERM-1)) != 0 {
+					return
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the process never installed its signal handlers")
+}
+
 // waitExit waits up to limit for the process to end and returns how long it took.
 func (p *proc) waitExit(t *testing.T, limit time.Duration) time.Duration {
 	t.Helper()
@@ -132,7 +155,8 @@ func TestFirstSignalStopsWithinASecond(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, tc.stdin, nil, tc.args...)
-			time.Sleep(400 * time.Millisecond) // well inside the read
+			p.handling(t)
+			time.Sleep(300 * time.Millisecond) // well inside the read
 			select {
 			case <-p.done:
 				t.Fatalf("ended before the signal: %s %s", p.stdout.String(), p.stderr.String())

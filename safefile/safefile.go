@@ -241,6 +241,13 @@ func Backup(path, dst string) error {
 	}
 	if err == nil {
 		err = os.Link(tmp.Name(), dst) // fails rather than overwrite
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			// a file system without hard links (FAT, some network mounts): rename, after
+			// checking that the name is free
+			if _, lerr := os.Lstat(dst); errors.Is(lerr, os.ErrNotExist) {
+				err = os.Rename(tmp.Name(), dst)
+			}
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", dst, err)

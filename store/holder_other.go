@@ -10,3 +10,5 @@ type holder struct{ pid int }
 func startHolder() (*holder, error) { return nil, errors.New("no lock holder on this system") }
 
 func (h *holder) stop() {}
+
+func (h *holder) kill() {}

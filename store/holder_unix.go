@@ -72,3 +72,10 @@ func (h *holder) stop() {
 		<-exited
 	}
 }
+
+// kill ends the helper at once (a forced exit does not wait for it).
+func (h *holder) kill() {
+	if h != nil {
+		h.cmd.Process.Kill()
+	}
+}

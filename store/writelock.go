@@ -93,7 +93,7 @@ func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, 
 		l, err := createLock(path, pid)
 		if err == nil {
 			l.holder, l.Helper = h, h != nil
-			l.untrack = safefile.Track(func() { l.Release() })
+			l.untrack = safefile.Track(l.abort)
 			return l, nil
 		}
 		if !errors.Is(err, os.ErrExist) || attempt >= 3 {
@@ -206,14 +206,25 @@ func (l *WriteLock) Release() error {
 	if l.untrack != nil {
 		l.untrack()
 	}
-	var err error
-	if st, serr := os.Lstat(l.Path); serr == nil && os.SameFile(st, l.info) {
-		if cur, rerr := readLockBytes(l.Path); rerr == nil && bytes.Equal(cur, l.raw) {
-			if rmErr := os.Remove(l.Path); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
-				err = fmt.Errorf("release lock %s: %w", l.Path, rmErr)
+	err := l.removeFile()
+	l.holder.stop()
+	return err
+}
+
+// abort is Release for a forced exit (safefile.Abort): the file goes and the helper is killed
+// without waiting for it.
+func (l *WriteLock) abort() {
+	l.removeFile()
+	l.holder.kill()
+}
+
+func (l *WriteLock) removeFile() error {
+	if st, err := os.Lstat(l.Path); err == nil && os.SameFile(st, l.info) {
+		if cur, err := readLockBytes(l.Path); err == nil && bytes.Equal(cur, l.raw) {
+			if err := os.Remove(l.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("release lock %s: %w", l.Path, err)
 			}
 		}
 	}
-	l.holder.stop()
-	return err
+	return nil
 }
