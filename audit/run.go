@@ -133,13 +133,14 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			// orphans only make sense against a store that parsed
 			for _, name := range d.all {
 				if referenced != nil && liveTranscript(name) && !referenced[name] {
-					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it. Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)", name),
+					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it", name),
+						"Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)",
 						map[string]any{"store": filepath.Join(d.dir, "sessions.json")}))
 				}
 			}
 		}
 		if era := store.DetectEra(d.dir); era.SQLite {
-			add(newFinding("store.sqlite-era", d.dir, 0, "", "this agent's sessions live in SQLite (OpenClaw 2026.8+; found "+strings.Join(era.Evidence, ", ")+"): these JSONL files may be stale copies and clawdoctor refuses to write them. Use openclaw doctor --session-sqlite inspect",
+			add(newFinding("store.sqlite-era", d.dir, 0, "", "this agent's sessions live in SQLite (OpenClaw 2026.8+; found "+strings.Join(era.Evidence, ", ")+"): these JSONL files may be stale copies and clawdoctor refuses to write them", "Use: openclaw doctor --session-sqlite inspect",
 				map[string]any{"evidence": era.Evidence}))
 		}
 		for _, l := range d.locks {

@@ -168,15 +168,16 @@ func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
 	return s.out, s.entries, nil
 }
 
-func (s *scan) add(rule string, line int64, entryID, msg string, ev map[string]any) {
+func (s *scan) add(rule string, line int64, entryID, msg, hint string, ev map[string]any) {
 	s.perRule[rule]++
 	if s.perRule[rule] > s.opts.maxPerRule() {
 		return
 	}
-	s.out = append(s.out, newFinding(rule, s.name, line, entryID, msg, ev))
+	s.out = append(s.out, newFinding(rule, s.name, line, entryID, msg, hint, ev))
 }
 
-// suppressed adds a note to the last kept finding of each rule that hit the cap.
+// suppressed makes the last listed finding of each rule that hit the cap stand for the
+// findings that were counted but not listed.
 func (s *scan) suppressed() {
 	max := s.opts.maxPerRule()
 	for rule, n := range s.perRule {
@@ -185,10 +186,7 @@ func (s *scan) suppressed() {
 		}
 		for i := len(s.out) - 1; i >= 0; i-- {
 			if s.out[i].Rule == rule {
-				if s.out[i].Evidence == nil {
-					s.out[i].Evidence = map[string]any{}
-				}
-				s.out[i].Evidence["moreNotShown"] = n - max
+				s.out[i].Omitted = n - max
 				break
 			}
 		}
@@ -280,15 +278,15 @@ func (s *scan) read(r io.Reader) error {
 	}
 	if s.crlf > 0 {
 		s.add("jsonl.crlf", s.crlfFirst, "", fmt.Sprintf(
-			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw writes \\n only, and a CR inside a JSON line breaks it. Run: clawdoctor repair %s",
-			s.crlf, s.crlfFirst, s.name), map[string]any{"lines": s.crlf})
+			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw writes \\n only, and a CR inside a JSON line breaks it",
+			s.crlf, s.crlfFirst), "", map[string]any{"lines": s.crlf})
 	}
 	return nil
 }
 
 func (s *scan) line(l *jsonl.Line) {
 	if l.Has(jsonl.FlagBOM) {
-		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; pi's loader then fails to find the header and rewrites the file with a bare header, losing every entry. Run: clawdoctor repair "+s.name, nil)
+		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; pi's loader then fails to find the header and rewrites the file with a bare header, losing every entry", s.repairHint(""), nil)
 	}
 	if l.Has(jsonl.FlagCRLF) || l.Has(jsonl.FlagLoneCR) {
 		if s.crlf == 0 {
@@ -297,7 +295,7 @@ func (s *scan) line(l *jsonl.Line) {
 		s.crlf++
 	}
 	if l.Has(jsonl.FlagTooLong) {
-		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is %d bytes, over the line cap; it was not checked (raise --max-line to check it)", l.Num, l.Size),
+		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is %d bytes, over the line cap; it was not checked", l.Num, l.Size), "Raise --max-line to check it",
 			map[string]any{"bytes": l.Size, "offset": l.Offset})
 		return
 	}
@@ -308,7 +306,7 @@ func (s *scan) line(l *jsonl.Line) {
 	switch {
 	case l.Has(jsonl.FlagNUL):
 		n := bytes.Count(b, []byte{0})
-		s.add("jsonl.nul-bytes", l.Num, "", fmt.Sprintf("line %d holds %d NUL byte(s) (left by a crash or disk damage); the line cannot be read as JSON. Run: clawdoctor repair %s", l.Num, n, s.name),
+		s.add("jsonl.nul-bytes", l.Num, "", fmt.Sprintf("line %d holds %d NUL byte(s) (left by a crash or disk damage); the line cannot be read as JSON", l.Num, n), s.repairHint(""),
 			map[string]any{"nulBytes": n, "offset": l.Offset})
 		b = bytes.ReplaceAll(b, []byte{0}, nil)
 		if v, err := s.p.ParseBytes(b); err == nil {
@@ -316,7 +314,7 @@ func (s *scan) line(l *jsonl.Line) {
 		}
 		return
 	case l.Has(jsonl.FlagInvalidUTF8):
-		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line. Run: clawdoctor repair %s", l.Num, s.name),
+		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line", l.Num), "",
 			map[string]any{"offset": l.Offset})
 		if v, err := s.p.ParseBytes(b); err == nil {
 			s.value(v, l.Num)
@@ -330,7 +328,7 @@ func (s *scan) line(l *jsonl.Line) {
 	}
 	if parts := splitConcatenated(b); len(parts) > 1 && l.Has(jsonl.FlagLoneCR) && bytes.Contains(b, []byte("}\r{")) {
 		// entries separated by a lone CR (an old Mac line end): one unreadable line for OpenClaw
-		s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d holds %d entries separated by lone CR bytes instead of newlines; OpenClaw reads it as one broken line and skips all of them. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
+		s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d holds %d entries separated by lone CR bytes instead of newlines; OpenClaw reads it as one broken line and skips all of them", l.Num, len(parts)), s.repairHint(""),
 			map[string]any{"loneCR": true, "objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
 			if v, err := s.p.ParseBytes(p); err == nil {
@@ -339,7 +337,7 @@ func (s *scan) line(l *jsonl.Line) {
 		}
 		return
 	} else if len(parts) > 1 {
-		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
+		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line", l.Num, len(parts)), s.repairHint(""),
 			map[string]any{"objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
 			if v, err := s.p.ParseBytes(p); err == nil {
@@ -354,7 +352,7 @@ func (s *scan) line(l *jsonl.Line) {
 		what = "is torn (the last line, cut off without a newline: an interrupted write)"
 		ev["torn"] = true
 	}
-	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context. Run: clawdoctor repair %s", l.Num, what, s.name), ev)
+	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context", l.Num, what), s.repairHint(""), ev)
 }
 
 // splitConcatenated splits a line made of several JSON values written back to back. It
@@ -420,7 +418,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 	s.values++
 	first := s.values == 1
 	if v.Type() != fastjson.TypeObject {
-		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), map[string]any{"jsonType": v.Type().String()})
+		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), "", map[string]any{"jsonType": v.Type().String()})
 		return
 	}
 	typ := string(v.GetStringBytes("type")) // a few distinct values: no allocation for short strings
@@ -433,7 +431,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 			if s.header {
 				where = fmt.Sprintf("after the header at line %d", s.headerLine)
 			}
-			s.add("header.duplicate", line, str(v, "id"), fmt.Sprintf("line %d is a second session header (%s): two transcripts were appended into one file; loaders mix their entries into one tree", line, where),
+			s.add("header.duplicate", line, str(v, "id"), fmt.Sprintf("line %d is a second session header (%s): two transcripts were appended into one file; loaders mix their entries into one tree", line, where), "",
 				map[string]any{"sessionId": str(v, "id"), "firstHeaderLine": s.headerLine})
 		}
 		return
@@ -447,7 +445,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 			run = "If it is one, run"
 			ev["foreign"] = true
 		}
-		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s. %s: clawdoctor repair --synthesize-header %s", line, typ, why, run, s.name), ev)
+		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s", line, typ, why), run+": clawdoctor repair --synthesize-header "+s.name, ev)
 	}
 	s.entry(v, typ, line)
 }
@@ -486,7 +484,7 @@ func (s *scan) checkHeader(v *fastjson.Value, line int64) {
 		bad = append(bad, "parentSession is not a string")
 	}
 	if len(bad) > 0 {
-		s.add("header.invalid", line, str(v, "id"), fmt.Sprintf("the session header at line %d is invalid: %s; OpenClaw's strict loader refuses the file (invalid_session)", line, strings.Join(bad, ", ")),
+		s.add("header.invalid", line, str(v, "id"), fmt.Sprintf("the session header at line %d is invalid: %s; OpenClaw's strict loader refuses the file (invalid_session)", line, strings.Join(bad, ", ")), "",
 			map[string]any{"problems": bad})
 	}
 }
@@ -565,8 +563,8 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 		}
 		decoded := len(data) / 4 * 3
 		if decoded > maxImageBytes {
-			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails. %s",
-				id, str(b, "mimeType"), float64(decoded)/1e6, i, replayHint(s.name)),
+			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails",
+				id, str(b, "mimeType"), float64(decoded)/1e6, i), replayHint(s.name),
 				map[string]any{"decodedBytes": decoded, "block": i, "mimeType": str(b, "mimeType")})
 		}
 	}
@@ -620,8 +618,8 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	if len(idb) > 0 {
 		if prev, dup := s.ids.set(s.idOf(i), i, s.idOf); dup {
 			s.dupIDs = true
-			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. %s",
-				id, line, s.nd(prev).line, replayHint(s.name)), map[string]any{"firstLine": s.nd(prev).line})
+			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins",
+				id, line, s.nd(prev).line), replayHint(s.name), map[string]any{"firstLine": s.nd(prev).line})
 		}
 	}
 }
@@ -641,7 +639,7 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 	}
 	if len(role) == 0 {
 		n.role = roleOther
-		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn. Run: clawdoctor repair %s", id, line, s.name), nil)
+		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn", id, line), s.repairHint(""), nil)
 		return
 	}
 	if t := msTime(m.Get("timestamp")); t > 0 {
@@ -658,7 +656,7 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 		}
 		n.extra = s.a.putString(preview(text, 240))
 		if trimmed == "" && imgs == 0 && !hasNonTextBlocks(content) {
-			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails. Run: clawdoctor repair %s", id, line, s.name), nil)
+			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails", id, line), s.repairHint(""), nil)
 		}
 	case "assistant":
 		n.role = roleAssistant
@@ -683,8 +681,8 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 			msg := str(m, "errorMessage")
 			n.extra = s.a.putString(preview(msg, 300))
 			if len(arr) == 0 {
-				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay. Run: clawdoctor repair %s",
-					id, line, preview(msg, 120), s.name), map[string]any{"errorMessage": preview(msg, 300), "model": modelID})
+				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay",
+					id, line, preview(msg, 120)), s.repairHint(""), map[string]any{"errorMessage": preview(msg, 300), "model": modelID})
 			}
 		}
 		n.callStart = int32(len(s.calls))

@@ -299,8 +299,43 @@ func TestPerRuleCap(t *testing.T) {
 	if len(fs) != 10 {
 		t.Fatalf("got %d findings, want 10", len(fs))
 	}
-	if fs[9].Evidence["moreNotShown"] != 20 {
-		t.Errorf("last finding evidence %v, want moreNotShown 20", fs[9].Evidence)
+	if fs[9].Omitted != 20 {
+		t.Errorf("last finding omitted %d, want 20", fs[9].Omitted)
+	}
+}
+
+// TestSummaryCountsEveryFinding: the cap limits what is listed, never what is counted
+// (issue 14: summary.errors once counted 280 of 547 bad lines).
+func TestSummaryCountsEveryFinding(t *testing.T) {
+	lines := []string{hdr(), user("u1", "", "hi")}
+	for i := 0; i < 37; i++ {
+		lines = append(lines, "not json")
+	}
+	for i := 0; i < 3; i++ {
+		lines = append(lines, "\x00\x00")
+	}
+	lines = append(lines, user("u2", "u1", " "))
+	two := jl(lines...)
+	dir := sessionsDir(t, map[string]string{"a.jsonl": two, "b.jsonl": two})
+	res, err := audit.Run(context.Background(), []string{dir}, audit.Options{Now: now, MaxPerRule: 10}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]int{}
+	for _, f := range res.Findings {
+		listed[f.Rule]++
+	}
+	// per file: 37 malformed (10 listed), 3 NUL lines, 1 blank user
+	want := audit.Summary{Files: 2, Entries: 4, Errors: 2 * (37 + 3), Warnings: 2, Omitted: 2 * 27, Rules: []audit.RuleCount{
+		{Rule: "jsonl.malformed-line", Severity: audit.Error, Count: 74, Omitted: 54},
+		{Rule: "jsonl.nul-bytes", Severity: audit.Error, Count: 6},
+		{Rule: "message.blank-user", Severity: audit.Warning, Count: 2},
+	}}
+	if diff := cmp.Diff(want, res.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if listed["jsonl.malformed-line"] != 20 {
+		t.Errorf("listed %d malformed-line findings, want 10 per file", listed["jsonl.malformed-line"])
 	}
 }
 

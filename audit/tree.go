@@ -37,8 +37,8 @@ func (s *scan) tree() {
 		}
 		if !ok {
 			id, parent := s.str(n.id), s.str(n.parent)
-			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair --relink %s",
-				id, n.line, parent, s.name), map[string]any{"parentId": parent})
+			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it",
+				id, n.line, parent), s.repairHint("--relink "), map[string]any{"parentId": parent})
 			continue
 		}
 		n.parentIdx = p
@@ -54,7 +54,7 @@ func (s *scan) tree() {
 		}
 		second := s.nd(roots[1])
 		s.add("tree.multiple-roots", second.line, s.str(second.id), fmt.Sprintf("%d entries have parentId null (first at line %d, another at line %d); only the branch of the last entry is sent to the model, the other trees are dead history",
-			len(roots), s.nd(roots[0]).line, second.line), map[string]any{"roots": len(roots), "rootIds": ids, "rootLines": lines})
+			len(roots), s.nd(roots[0]).line, second.line), "", map[string]any{"roots": len(roots), "rootIds": ids, "rootLines": lines})
 	}
 	s.cycles()
 
@@ -93,8 +93,8 @@ func (s *scan) cycles() {
 				ids = append(ids, s.str(s.nd(x).id))
 			}
 			n := s.nd(cur)
-			s.add("tree.cycle", n.line, s.str(n.id), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. %s",
-				len(ids), strings.Join(firstN(ids, 5), " → "), replayHint(s.name)), map[string]any{"cycle": firstN(ids, 50)})
+			s.add("tree.cycle", n.line, s.str(n.id), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root",
+				len(ids), strings.Join(firstN(ids, 5), " → ")), replayHint(s.name), map[string]any{"cycle": firstN(ids, 50)})
 			// break the cycle so later walks end
 			n.parentIdx = -1
 		}
@@ -185,7 +185,7 @@ func (s *scan) compactions(path []int32) {
 			}
 			id, first := s.str(n.id), s.str(n.extra)
 			s.add("compaction.first-kept-missing", n.line, id, fmt.Sprintf("compaction %s at line %d keeps from entry %s, which %s; no pre-compaction messages are kept, the model sees only the summary",
-				id, n.line, first, why), map[string]any{"firstKeptEntryId": first})
+				id, n.line, first, why), "", map[string]any{"firstKeptEntryId": first})
 		}
 	}
 }
@@ -228,8 +228,8 @@ func (s *scan) tools(path []int32) {
 				cid := s.str(c.id)
 				if c.invalid != 0 {
 					id, name := s.str(n.id), s.str(c.name)
-					s.add("tool.invalid-call", n.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). %s",
-						cid, name, id, n.line, invalidReasons[c.invalid], replayHint(s.name)), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
+					s.add("tool.invalid-call", n.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left)",
+						cid, name, id, n.line, invalidReasons[c.invalid]), replayHint(s.name), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
 				}
 				if cid == "" {
 					continue
@@ -245,20 +245,20 @@ func (s *scan) tools(path []int32) {
 			st := open[string(rid)]
 			switch {
 			case len(rid) == 0 || st == nil:
-				s.add("tool.orphan-result", n.line, s.str(n.id), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). %s",
-					s.str(n.id), n.line, rid, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": s.str(n.extra2)})
+				s.add("tool.orphan-result", n.line, s.str(n.id), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id)",
+					s.str(n.id), n.line, rid), replayHint(s.name), map[string]any{"toolCallId": string(rid), "toolName": s.str(n.extra2)})
 			case st.results > 0:
 				st.results++
 				name := s.str(st.c.name)
-				s.add("tool.duplicate-result", n.line, s.str(n.id), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. %s",
-					rid, name, st.line, n.line, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": name, "firstResultLine": st.line})
+				s.add("tool.duplicate-result", n.line, s.str(n.id), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay",
+					rid, name, st.line, n.line), replayHint(s.name), map[string]any{"toolCallId": string(rid), "toolName": name, "firstResultLine": st.line})
 			default:
 				st.results, st.line = 1, n.line
 				if contig != st.asstPos {
 					asst := s.nd(st.c.node)
 					name := s.str(st.c.name)
-					s.add("tool.displaced-result", n.line, s.str(n.id), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. %s",
-						rid, name, n.line, asst.line, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": name, "callLine": asst.line, "callEntryId": s.str(asst.id)})
+					s.add("tool.displaced-result", n.line, s.str(n.id), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay",
+						rid, name, n.line, asst.line), replayHint(s.name), map[string]any{"toolCallId": string(rid), "toolName": name, "callLine": asst.line, "callEntryId": s.str(asst.id)})
 				}
 			}
 		default:
@@ -271,8 +271,8 @@ func (s *scan) tools(path []int32) {
 		}
 		asst := s.nd(st.c.node)
 		id, cid, name := s.str(asst.id), s.str(st.c.id), s.str(st.c.name)
-		s.add("tool.unpaired-call", asst.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; providers reject a call without its result (tool_use without tool_result), so OpenClaw's pairing repair inserts a synthetic result when it sends the session. %s (for an OpenAI code-mode turn, clawdoctor repair %s writes the missing result)",
-			cid, name, id, asst.line, replayHint(s.name), s.name), map[string]any{"toolCallId": cid, "toolName": name})
+		s.add("tool.unpaired-call", asst.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; providers reject a call without its result (tool_use without tool_result), so OpenClaw's pairing repair inserts a synthetic result when it sends the session",
+			cid, name, id, asst.line), replayHint(s.name)+" (for an OpenAI code-mode turn, clawdoctor repair "+s.name+" writes the missing result)", map[string]any{"toolCallId": cid, "toolName": name})
 	}
 }
 
@@ -299,7 +299,7 @@ func (s *scan) lostPrompts() {
 			}
 			cur = p.parentIdx
 		}
-		var msg string
+		var msg, hint string
 		if prompt != nil {
 			text := s.str(prompt.extra)
 			ev["replacedPrompt"] = text
@@ -310,14 +310,16 @@ func (s *scan) lostPrompts() {
 			if !answered {
 				tail = "the request was never answered: the task exists only in history and the fallback model saw \"continue\""
 			}
-			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); the replaced prompt is most likely line %d: %q; %s. Upgrade OpenClaw and re-send that prompt",
+			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); the replaced prompt is most likely line %d: %q; %s",
 				id, n.line, prompt.line, preview(text, 160), tail)
+			hint = "Upgrade OpenClaw and re-send that prompt"
 		} else {
 			ev["unrecoverable"] = true
-			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); no earlier user turn on this branch, so the original prompt (e.g. a subagent task or a sessions_send message) never reached the transcript and cannot be recovered. Upgrade OpenClaw",
+			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); no earlier user turn on this branch, so the original prompt (e.g. a subagent task or a sessions_send message) never reached the transcript and cannot be recovered",
 				id, n.line)
+			hint = "Upgrade OpenClaw"
 		}
-		s.add("fallback.lost-prompt", n.line, id, msg, ev)
+		s.add("fallback.lost-prompt", n.line, id, msg, hint, ev)
 	}
 }
 
@@ -351,7 +353,7 @@ func (s *scan) fallbackChain(path []int32) {
 func (s *scan) chain(from, to *node) {
 	fm, tm, reason := s.str(from.extra2), s.str(to.extra2), s.str(from.extra)
 	s.add("fallback.chain", to.line, s.str(to.id), fmt.Sprintf("model switched from %s to %s at line %d after the error turn at line %d (%q): a model fallback",
-		fm, tm, to.line, from.line, preview(reason, 120)),
+		fm, tm, to.line, from.line, preview(reason, 120)), "",
 		map[string]any{"from": fm, "to": tm, "reason": reason, "errorEntryId": s.str(from.id), "errorLine": from.line})
 }
 
@@ -476,16 +478,17 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 	if source != "" {
 		ev["deliverySource"] = source
 	}
-	var msg string
+	var msg, hint string
 	if status == "confirmed" {
 		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were delivered together at turn end (%s times), up to %s after the agent sent them (bug #16137): the user saw nothing while the agent worked",
 			len(sends), first.line, end.line, source, time.Duration(tail)*time.Millisecond)
 	} else {
-		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end. Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log",
+		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end",
 			len(sends), first.line, end.line, time.Duration(tail)*time.Millisecond)
+		hint = "Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log"
 	}
 	before := len(s.out)
-	s.add("delivery.message-batched", first.line, s.str(first.id), msg, ev)
+	s.add("delivery.message-batched", first.line, s.str(first.id), msg, hint, ev)
 	if status == "at-risk" && len(s.out) > before {
 		// without delivery times it is a suspicion, not a finding of fact
 		s.out[len(s.out)-1].Severity = Info
@@ -504,3 +507,6 @@ func msTS(ms int64) string {
 func replayHint(name string) string {
 	return "To see what OpenClaw would send, run: clawdoctor replay --provider P --model M " + name
 }
+
+// repairHint is the advice for problems clawdoctor repair fixes in the file.
+func (s *scan) repairHint(flags string) string { return "Run: clawdoctor repair " + flags + s.name }

@@ -24,6 +24,8 @@ func auditCommand() *cli.Command {
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding reaches this severity: error, warning, info or never"},
 			&cli.StringSliceFlag{Name: "logs", Usage: "gateway log file (openclaw-YYYY-MM-DD.log or console/journal text); repeat or glob", TakesFile: true},
 			&cli.IntFlag{Name: "max-line", Usage: "line cap in bytes (default 64 MiB)"},
+			&cli.StringFlag{Name: "sarif-root", Usage: "SARIF uris are relative to this dir (default: the git work tree holding the first PATH, else the current dir)", TakesFile: true},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text output: repeat the hint under every finding"},
 		},
 		Description: `Audit transcripts, sessions dirs or a whole state dir, without writing anything. A
 directory is walked for every transcript-like file (live, topic, .reset./.deleted./.bak
@@ -31,8 +33,13 @@ archives, .gz/.zst) with or without a sessions.json beside it. With no PATH the 
 audited (--agent for one agent). Findings carry a stable rule id, a severity, the file, line and
 entry id, and plain words on what to run; docs/audit.md lists every rule.
 
+The text output has one line per finding, "path:line: severity rule: message", wrapped to the
+terminal width, with the hint to run on an indented line, and a count per rule at the end. At
+most 200 findings per rule and file are listed; the counts include the rest.
+
 EXAMPLE
   clawdoctor audit --format sarif ~/.openclaw > audit.sarif
+  clawdoctor audit --format sarif --sarif-root . testdata/sessions > audit.sarif
   clawdoctor audit --logs /tmp/openclaw/openclaw-2026-05-17.log --fail-on warning s.jsonl` + exitStatusHelp,
 		Action: runAudit,
 	}
@@ -95,7 +102,19 @@ func runAudit(c *cli.Context) error {
 	if err != nil {
 		return err // cancelled
 	}
-	if err := report.Audit(c.App.Writer, res, format); err != nil {
+	ro := report.AuditOptions{Width: report.Width(c.App.Writer), Color: report.Color(c.App.Writer), Verbose: c.Bool("verbose")}
+	if format == report.SARIF {
+		if ro.SARIFRoot = c.String("sarif-root"); ro.SARIFRoot == "" {
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			ro.SARIFRoot = report.SARIFRoot(paths, cwd)
+		} else if ro.SARIFRoot, err = filepath.Abs(ro.SARIFRoot); err != nil {
+			return err
+		}
+	}
+	if err := report.Audit(c.App.Writer, res, format, ro); err != nil {
 		return err
 	}
 	switch {
