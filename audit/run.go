@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -94,25 +96,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		}
 	}
 
-	transcript := func(path string) error {
-		fs, n, err := checkFile(ctx, path, opts, deliveries, c)
-		res.Findings = append(res.Findings, fs...)
-		res.Summary.Entries += n
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			res.Unreadable = append(res.Unreadable, path)
-			return nil
-		}
-		res.Summary.Files++
-		return nil
-	}
-	for _, f := range files {
-		if err := transcript(f); err != nil {
-			return res, err
-		}
-	}
+	// Transcripts are audited side by side (one scan per core); everything else is cheap and
+	// runs in order here.
+	transcripts := append([]string(nil), files...)
 	var bindings []cliBinding
 	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {
@@ -147,12 +133,22 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			checkLock(filepath.Join(d.dir, l), opts.Now, add)
 		}
 		for _, t := range d.transcripts {
-			if err := transcript(filepath.Join(d.dir, t)); err != nil {
-				return res, err
-			}
+			transcripts = append(transcripts, filepath.Join(d.dir, t))
 		}
 	}
 	sharedBindings(bindings, add)
+	for _, r := range checkFiles(ctx, transcripts, opts, deliveries, c) {
+		res.Findings = append(res.Findings, r.findings...)
+		res.Summary.Entries += r.entries
+		if r.err != nil {
+			res.Unreadable = append(res.Unreadable, r.path)
+			continue
+		}
+		res.Summary.Files++
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	res.finish()
 	if res.Summary.Files == 0 && firstErr != nil {
 		return res, fmt.Errorf("%w: %v", ErrNoInput, firstErr)
@@ -166,6 +162,42 @@ func size(p string) int64 {
 		return 0
 	}
 	return st.Size()
+}
+
+// fileResult is the audit of one transcript file.
+type fileResult struct {
+	path     string
+	findings []Finding
+	entries  int64
+	err      error
+}
+
+// checkFiles audits paths with one worker per core and returns the results in path order.
+// A big transcript's own scan is a two-stage pipeline (read | parse and index); many small
+// ones keep every core busy this way instead.
+func checkFiles(ctx context.Context, paths []string, opts Options, deliveries map[string]int64, c progress.Counter) []fileResult {
+	out := make([]fileResult, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fs, n, err := checkFile(ctx, paths[i], opts, deliveries, c)
+				out[i] = fileResult{path: paths[i], findings: fs, entries: n, err: err}
+			}
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // checkFile opens one transcript (plain, gzip or zstd by magic bytes; jsonl.Open sizes its

@@ -151,6 +151,7 @@ type scan struct {
 	dupKeys    map[uint64]bool  // the keys used twice
 	sizeHint   int64            // bytes expected, for buffer sizes; 0 unknown
 	scratch    []byte
+	buf2       []byte
 }
 
 // pendingParent is an entry whose parentId named no entry read so far.
@@ -662,8 +663,20 @@ type textInfo struct {
 
 const textHead = 4 << 10
 
-func (t *textInfo) previewN(n int) []byte {
-	return []byte(preview(string(t.head), n))
+// previewN is preview(text, n) of the head, appended to dst (no string is built).
+func (t *textInfo) previewN(dst []byte, n int) []byte {
+	b := bytes.TrimSpace(t.head)
+	if len(b) <= n && !(t.over && !t.tailWS) {
+		return append(dst, b...)
+	}
+	if len(b) <= n {
+		return append(append(dst, b...), "…"...)
+	}
+	cut := n
+	for cut > 0 && b[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return append(append(dst, b[:cut]...), "…"...)
 }
 
 // texts reads the text of content into s.scratch (its first textHead bytes).
@@ -705,8 +718,7 @@ func (s *scan) texts(c *fastjson.Value) textInfo {
 	return t
 }
 
-// preview is the text preview the user-turn checks keep: 240 bytes of the trimmed text.
-func (t textInfo) preview240() []byte { return t.previewN(240) }
+
 
 // messageID finds the message id a message-tool result reports ("messageId": "…",
 // message_id=…), looking only where the word "message" occurs: a long result is not scanned
@@ -927,7 +939,8 @@ func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line in
 		if t.retry {
 			n.flags |= fRetryText
 		}
-		d.extra = s.cold.put(t.preview240())
+		s.buf2 = t.previewN(s.buf2[:0], 240)
+		d.extra = s.cold.put(s.buf2)
 		if t.blank && t.images == 0 && !hasNonTextBlocks(content) {
 			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails", id, line), s.repairHint(""), nil)
 		}
@@ -947,7 +960,8 @@ func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line in
 			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
 			n.flags |= fMirror
 			t := s.texts(content)
-			d.extra = s.cold.put(t.previewN(200))
+			s.buf2 = t.previewN(s.buf2[:0], 200)
+			d.extra = s.cold.put(s.buf2)
 		}
 		arr := content.GetArray()
 		if len(arr) > 0 {

@@ -243,11 +243,9 @@ type openCall struct {
 // what is still open plus one key and line per answered call (for duplicate results).
 func (s *scan) tools(path []int32) {
 	open := map[uint64]openCall{}
-	type answer struct {
-		line int64 // of its first result
-		name uint16
-	}
-	answered := map[uint64]answer{} // call key → its first result
+	// call key → its first result's node: 8 bytes a slot, the key itself read back from the
+	// result's detail only when the 32-bit tag matches
+	answered := newKeyMap(func(v int32) uint64 { return s.det(v).extraKey })
 	var unpaired []openCall
 	contig := -1 // path position of the assistant whose result block is still unbroken
 	s.onPath(path, func(ni int32, pos int) {
@@ -275,7 +273,6 @@ func (s *scan) tools(path []int32) {
 				if old, ok := open[c.key]; ok && !old.errTurn {
 					unpaired = append(unpaired, old) // its results now go to the later call
 				}
-				delete(answered, c.key)
 				open[c.key] = openCall{call: int32(k), asst: ni, asstPos: pos, errTurn: n.flags&fError != 0}
 			}
 		case roleToolResult:
@@ -283,10 +280,9 @@ func (s *scan) tools(path []int32) {
 			rk := d.extraKey
 			if oc, ok := open[rk]; ok && rk != 0 {
 				delete(open, rk)
-				c := s.calls.at(int(oc.call))
-				answered[rk] = answer{d.line, c.name}
+				answered.set(rk, ni)
 				if contig != oc.asstPos {
-					ad := s.det(oc.asst)
+					ad, c := s.det(oc.asst), s.calls.at(int(oc.call))
 					rid, name := s.str(d.extra), s.name16(c.name)
 					s.add("tool.displaced-result", d.line, s.idStr(ni), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay",
 						rid, name, d.line, ad.line), replayHint(s.name), map[string]any{"toolCallId": rid, "toolName": name, "callLine": ad.line, "callEntryId": s.idStr(oc.asst)})
@@ -294,9 +290,10 @@ func (s *scan) tools(path []int32) {
 				return
 			}
 			rid := s.str(d.extra)
-			if first, ok := answered[rk]; ok && rk != 0 {
+			if fi, ok := answered.get(rk); ok && rk != 0 {
+				first := s.det(fi)
 				s.add("tool.duplicate-result", d.line, s.idStr(ni), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay",
-					rid, s.name16(first.name), first.line, d.line), replayHint(s.name), map[string]any{"toolCallId": rid, "toolName": s.name16(first.name), "firstResultLine": first.line})
+					rid, s.name16(first.model), first.line, d.line), replayHint(s.name), map[string]any{"toolCallId": rid, "toolName": s.name16(first.model), "firstResultLine": first.line})
 				return
 			}
 			s.add("tool.orphan-result", d.line, s.idStr(ni), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id)",

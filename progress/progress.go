@@ -2,7 +2,8 @@
 // interface; the terminal bar lives in commands, so libraries never import progressbar.
 package progress
 
-// Counter receives progress of one long operation, usually in on-disk bytes.
+// Counter receives progress of one long operation, usually in on-disk bytes. Add may be called
+// from several goroutines at once (audit reads files side by side).
 type Counter interface {
 	SetTotal(n int64)
 	Add(n int64)
