@@ -718,8 +718,6 @@ func (s *scan) texts(c *fastjson.Value) textInfo {
 	return t
 }
 
-
-
 // messageID finds the message id a message-tool result reports ("messageId": "…",
 // message_id=…), looking only where the word "message" occurs: a long result is not scanned
 // with a regexp (that was 61% of the audit's time on long message-tool results).
