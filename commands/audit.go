@@ -45,8 +45,13 @@ EXAMPLE
 	}
 }
 
-// auditMemoryLimit is the soft heap limit of an audit run (peak RSS target: 256 MiB).
-const auditMemoryLimit = 192 << 20
+// auditMemoryLimit is the soft heap limit of an audit run (peak RSS targets: 256 MiB for a
+// 4 GiB transcript, 384 MiB for 16 GiB).
+const auditMemoryLimit = 352 << 20
+
+// bigTranscript is the size from which a transcript given on the command line is audited at
+// the default GC pace.
+const bigTranscript = 256 << 20
 
 func runAudit(c *cli.Context) error {
 	g, err := globals(c)
@@ -90,9 +95,16 @@ func runAudit(c *cli.Context) error {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
 		// A state dir is thousands of short-lived scans: collect less often (a third less CPU
-		// on 10,000 sessions), while the soft limit keeps the heap of a huge transcript's index
-		// (~100 MB live) and so the peak RSS under the 256 MiB target.
-		debug.SetGCPercent(400)
+		// on 10,000 sessions). A big transcript's index is long-lived (~30 bytes an entry, ~70
+		// MB at 4 GiB, ~270 MB at 16 GiB): the default pace keeps the heap near twice that, and
+		// the soft limit caps a 16 GiB one under its 384 MiB target.
+		gc := 400
+		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() >= bigTranscript {
+				gc = 100
+			}
+		}
+		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(auditMemoryLimit)
 	}
 	res, err := audit.Run(c.Context, paths, opts, newCounter(c, "audit"))
