@@ -115,6 +115,7 @@ var Rules = []Rule{
 	{"tool.orphan-result", Warning, "a tool result on the active branch answers no earlier tool call", "OpenClaw drops it when it sends the session; see clawdoctor replay"},
 	{"tool.duplicate-result", Warning, "a tool call on the active branch has more than one result", "OpenClaw drops the later result when it sends the session; see clawdoctor replay"},
 	{"tool.displaced-result", Warning, "a tool result is not right after its call (other messages in between)", "OpenClaw moves the result when it sends the session; see clawdoctor replay"},
+	{"tool.reused-call-id", Warning, "a tool call id is used again by a later assistant turn; OpenClaw's pairing can drop the later real result as a duplicate, leaving that call unpaired", "nothing rewrites the ids; see which releases and providers lose the result in docs/audit.md, and what a replay sends with clawdoctor replay"},
 	{"tool.invalid-call", Error, "a tool call on the active branch has no input, or a blank or invalid name or id; OpenClaw drops it on replay", "OpenClaw drops the call when it sends the session; see clawdoctor replay"},
 	{"fallback.lost-prompt", Error, "a user turn is OpenClaw's old generic fallback retry text: the user's real prompt was replaced (#65760)", "upgrade OpenClaw (fixed in 2026.4.14) and re-send the prompt"},
 	{"fallback.chain", Info, "the model changed after an error turn (a model fallback), with from/to model and reason", "nothing to fix: a record of a model fallback"},

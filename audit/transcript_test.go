@@ -137,6 +137,10 @@ func TestRules(t *testing.T) {
 		{"tool.orphan-result", jl(hdr(), user("u1", "", "hi"), result("r1", "u1", "c9"), asst("a1", "r1", "stop", text("yo"))), 3, clean, audit.Options{}},
 		{"tool.duplicate-result", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("c1", "read")), result("r1", "a1", "c1"), result("r2", "r1", "c1"), asst("a2", "r2", "stop", text("ok"))), 5, clean, audit.Options{}},
 		{"tool.displaced-result", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("c1", "read")), user("u2", "a1", "hurry"), result("r1", "u2", "c1"), asst("a2", "r1", "stop", text("ok"))), 5, clean, audit.Options{}},
+		{"tool.reused-call-id", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("functions.read:0", "read")), result("r1", "a1", "functions.read:0"), asst("a2", "r1", "stop", text("ok")),
+			user("u2", "a2", "again"), asst("a3", "u2", "toolUse", toolCall("functions.read:0", "read")), result("r2", "a3", "functions.read:0"), asst("a4", "r2", "stop", text("ok"))), 7,
+			jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("functions.read:0", "read")), result("r1", "a1", "functions.read:0"), asst("a2", "r1", "stop", text("ok")),
+				user("u2", "a2", "again"), asst("a3", "u2", "toolUse", toolCall("functions.read:1", "read")), result("r2", "a3", "functions.read:1"), asst("a4", "r2", "stop", text("ok"))), audit.Options{}},
 		{"tool.invalid-call", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", `{"type":"toolCall","id":"c1","name":"read"}`), result("r1", "a1", "c1"), asst("a2", "r1", "stop", text("ok"))), 3, clean, audit.Options{}},
 		{"tool.invalid-call", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", `{"type":"toolUse","id":"c1","name":"bad name <|x|>","input":{}}`), result("r1", "a1", "c1"), asst("a2", "r1", "stop", text("ok"))), 3,
 			jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", `{"type":"toolUse","id":"c1","name":"read_file","input":{}}`), result("r1", "a1", "c1"), asst("a2", "r1", "stop", text("ok"))), audit.Options{}},
@@ -233,6 +237,44 @@ func TestAbortedTurnCallsAreNotUnpaired(t *testing.T) {
 	for _, f := range check(t, in, audit.Options{}) {
 		if f.Rule == "tool.unpaired-call" {
 			t.Errorf("aborted turn reported: %s", f.Message)
+		}
+	}
+}
+
+// TestReusedCallID: the later call pairs with its own result (no duplicate, no unpaired call),
+// the finding names the earlier call and carries what the real OpenClaw releases do; an id
+// used twice in one turn, or a reuse on a dead branch, is not reported.
+func TestReusedCallID(t *testing.T) {
+	const id = "functions.exec:0"
+	fs := check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec")), result("r1", "a1", id), asst("a2", "r1", "stop", text("ok")),
+		user("u2", "a2", "again"), asst("a3", "u2", "toolUse", toolCall(id, "exec")), result("r2", "a3", id), asst("a4", "r2", "stop", text("done"))), audit.Options{})
+	if diff := cmp.Diff([]string{"tool.reused-call-id"}, rulesOf(fs)); diff != "" {
+		t.Fatalf("rules (-want +got):\n%s", diff)
+	}
+	ev := fs[0].Evidence
+	if ev["earlierLine"] != int64(4) || ev["earlierCall"] != "answered" || ev["toolCallId"] != id {
+		t.Errorf("evidence %v", ev)
+	}
+	if loses := ev["losesResult"].(map[string][]string); len(loses["2026.3.13"]) == 0 || !strings.Contains(fs[0].Message, "2026.6.11") {
+		t.Errorf("no release facts: %v / %s", loses, fs[0].Message)
+	}
+	// an unanswered earlier call stays unpaired and is named as such
+	fs = check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec")), user("u2", "a1", "well?"),
+		asst("a3", "u2", "toolUse", toolCall(id, "exec")), result("r2", "a3", id), asst("a4", "r2", "stop", text("done"))), audit.Options{})
+	if diff := cmp.Diff([]string{"tool.reused-call-id", "tool.unpaired-call"}, rulesOf(fs)); diff != "" {
+		t.Fatalf("rules (-want +got):\n%s", diff)
+	}
+	// twice in one turn: a different problem (providers reject it), not a reuse across turns
+	for _, f := range check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec"), toolCall(id, "exec")), result("r1", "a1", id), asst("a2", "r1", "stop", text("ok"))), audit.Options{}) {
+		if f.Rule == "tool.reused-call-id" {
+			t.Errorf("same turn reported as reuse: %s", f.Message)
+		}
+	}
+	// the first use on a dead branch
+	for _, f := range check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec")), result("r1", "a1", id),
+		user("u2", "u1", "instead"), asst("a3", "u2", "toolUse", toolCall(id, "exec")), result("r2", "a3", id), asst("a4", "r2", "stop", text("done"))), audit.Options{}) {
+		if f.Rule == "tool.reused-call-id" {
+			t.Errorf("dead-branch use reported: %s", f.Message)
 		}
 	}
 }

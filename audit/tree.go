@@ -270,7 +270,15 @@ func (s *scan) tools(path []int32) {
 				if c.key == 0 {
 					continue
 				}
-				if old, ok := open[c.key]; ok && !old.errTurn {
+				old, wasOpen := open[c.key]
+				if wasOpen && old.asst == ni {
+					wasOpen = false // the same id twice in one turn is not a reuse across turns
+				} else if wasOpen {
+					s.reusedCall(ni, d, c, s.det(old.asst).line, "unanswered")
+				} else if fi, ok := answered.get(c.key); ok {
+					s.reusedCall(ni, d, c, s.det(fi).line, "answered")
+				}
+				if wasOpen && !old.errTurn {
 					unpaired = append(unpaired, old) // its results now go to the later call
 				}
 				open[c.key] = openCall{call: int32(k), asst: ni, asstPos: pos, errTurn: n.flags&fError != 0}
@@ -314,6 +322,20 @@ func (s *scan) tools(path []int32) {
 		s.add("tool.unpaired-call", ad.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; providers reject a call without its result (tool_use without tool_result), so OpenClaw's pairing repair inserts a synthetic result when it sends the session",
 			cid, name, id, ad.line), replayHint(s.name)+" (for an OpenAI code-mode turn, clawdoctor repair "+s.name+" writes the missing result)", map[string]any{"toolCallId": cid, "toolName": name})
 	}
+}
+
+// reusedCall reports a tool call whose id an earlier call on the active path already used.
+// What OpenClaw then does is release- and provider-dependent (reusedCallIDFacts).
+func (s *scan) reusedCall(ni int32, d detail, c call, earlier int64, state string) {
+	id, cid, name := s.idStr(ni), s.str(c.id), s.name16(c.name)
+	where := fmt.Sprintf("the call answered at line %d", earlier)
+	if state == "unanswered" {
+		where = fmt.Sprintf("the unanswered call at line %d", earlier)
+	}
+	s.add("tool.reused-call-id", d.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d reuses the id of %s; %s",
+		cid, name, id, d.line, where, reusedCallIDEffect), replayHint(s.name),
+		map[string]any{"toolCallId": cid, "toolName": name, "earlierLine": earlier, "earlierCall": state,
+			"losesResult": reusedCallIDLoses, "pairsByOccurrence": reusedCallIDPairs})
 }
 
 func sortOpen(cs []openCall) {
