@@ -98,6 +98,7 @@ var Rules = []Rule{
 	{"jsonl.concatenated", Error, "two or more JSON objects glued on one line (a missing newline between appends)", "clawdoctor repair FILE splits the objects onto their own lines"},
 	{"jsonl.invalid-utf8", Error, "a line holds bytes that are not valid UTF-8", "none needed by OpenClaw (Node reads the bytes as U+FFFD); repair keeps them byte for byte"},
 	{"jsonl.crlf", Warning, "lines end in CRLF or hold a stray CR (edited on Windows)", "CRLF line ends need nothing (repair keeps them); entries separated by lone CRs are split by clawdoctor repair FILE"},
+	{"jsonl.missing-final-newline", Warning, "the last line is complete but has no final newline; the next append is glued to it and both entries are lost", "clawdoctor repair FILE adds the newline"},
 	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line) and was not checked", "raise --max-line to check the line"},
 	{"header.missing", Error, "line 1 is not a session header; pi would discard the whole file on the next load", "clawdoctor repair --synthesize-header FILE writes a header from the file name"},
 	{"header.invalid", Error, "the session header lacks a usable id, timestamp or cwd, or has an unsupported version", "fix the header by hand (id, timestamp, cwd, version 1–3)"},

@@ -398,6 +398,10 @@ func (s *scan) line(l *jsonl.Line) {
 	v, err := s.p.ParseBytes(b)
 	if err == nil {
 		s.value(v, l.Num)
+		if l.Has(jsonl.FlagNoNewline) {
+			s.add("jsonl.missing-final-newline", l.Num, "", fmt.Sprintf("line %d, the last, is complete but has no final newline (an interrupted write, or an editor); the gateway's next append is glued to it and OpenClaw then skips both entries", l.Num),
+				s.repairHint(""), map[string]any{"offset": l.Offset})
+		}
 		return
 	}
 	if parts := splitConcatenated(b); len(parts) > 1 && l.Has(jsonl.FlagLoneCR) && bytes.Contains(b, []byte("}\r{")) {

@@ -113,6 +113,7 @@ func TestRules(t *testing.T) {
 		{"jsonl.concatenated", jl(hdr(), user("u1", "", "hi")+asst("a1", "u1", "stop", text("yo"))), 2, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "stop", text("yo"))), audit.Options{}},
 		{"jsonl.invalid-utf8", jl(hdr(), strings.Replace(user("u1", "", "cafX"), "cafX", "caf\xe9", 1)), 2, jl(hdr(), user("u1", "", "café")), audit.Options{}},
 		{"jsonl.crlf", strings.ReplaceAll(clean, "\n", "\r\n"), 1, clean, audit.Options{}},
+		{"jsonl.missing-final-newline", strings.TrimSuffix(clean, "\n"), 5, clean, audit.Options{}},
 		{"jsonl.line-too-long", jl(hdr(), user("u1", "", strings.Repeat("x", 500))), 2, jl(hdr(), user("u1", "", strings.Repeat("x", 100))), audit.Options{MaxLine: 300}},
 		{"header.missing", jl(user("u1", "", "hi"), asst("a1", "u1", "stop", text("yo"))), 1, clean, audit.Options{}},
 		{"header.invalid", jl(`{"type":"session","version":3,"id":"","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}`, user("u1", "", "hi")), 1, clean, audit.Options{}},
