@@ -28,9 +28,9 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 	checkCLIBindings,
 	checkOversized,
 	checkMissing,
-	checkOrphans,
 	checkAudit,
-	checkRepairPlan,
+	checkRepairPlan, // before checkOrphans: a damaged orphan is repaired, then archived
+	checkOrphans,
 	checkCleanupPlan,
 }
 

@@ -38,6 +38,9 @@ type agentState struct {
 	liveLocks []string
 
 	entries, transcripts int
+	// repairCandidates are the transcripts the audit found damage in that repair changes;
+	// checkRepairPlan plans only these.
+	repairCandidates map[string]bool
 	dirty                bool // store edited in memory by fixes; written once at the end
 	dirtyProblems        []*Problem
 }
