@@ -26,8 +26,8 @@ var reusedCallIDByOccurrence = []string{"2026.8.1", "2026.9.6"}
 
 // Evidence and message of tool.reused-call-id, built from the tables above.
 var (
-	reusedCallIDLoses = maps.Clone(reusedCallIDLoss)
-	reusedCallIDPairs = reusedCallIDByOccurrence
+	reusedCallIDLoses  = maps.Clone(reusedCallIDLoss)
+	reusedCallIDPairs  = reusedCallIDByOccurrence
 	reusedCallIDEffect = func() string {
 		var parts []string
 		for _, r := range slices.Sorted(maps.Keys(reusedCallIDLoss)) {

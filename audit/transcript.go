@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -276,6 +277,9 @@ type batch struct {
 
 const batchBytes = 4 << 20
 
+// batchPool keeps the batches of finished scans for the next one.
+var batchPool sync.Pool
+
 // readBatches reads r in a goroutine and sends batches of lines; free returns used batches.
 // sizeHint (the stream size, 0 unknown) keeps buffers small for small files.
 func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, free chan *batch, done <-chan struct{}) {
@@ -291,6 +295,11 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 			return b
 		default:
+			// a state dir is thousands of small scans: their batches are reused, not garbage
+			if b, ok := batchPool.Get().(*batch); ok && cap(b.buf) >= batchCap {
+				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+				return b
+			}
 			return &batch{buf: make([]byte, 0, batchCap)}
 		}
 	}
@@ -348,6 +357,14 @@ func (s *scan) read(r io.Reader) error {
 		select {
 		case free <- b:
 		default:
+			if cap(b.buf) <= batchBytes {
+				batchPool.Put(b)
+			}
+		}
+	}
+	for len(free) > 0 { // the reader has ended: its spare batches go to the next scan
+		if b := <-free; cap(b.buf) <= batchBytes {
+			batchPool.Put(b)
 		}
 	}
 	if s.crlf > 0 {

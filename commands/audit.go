@@ -49,6 +49,10 @@ EXAMPLE
 // 4 GiB transcript, 384 MiB for 16 GiB).
 const auditMemoryLimit = 352 << 20
 
+// dirMemoryLimit is the soft heap limit when directories are audited: many small scans side
+// by side whose garbage the limit, not the pace, collects (doctor's target: 256 MiB).
+const dirMemoryLimit = 208 << 20
+
 // bigTranscript is the size from which a transcript given on the command line is audited at
 // the default GC pace.
 const bigTranscript = 256 << 20
@@ -95,17 +99,18 @@ func runAudit(c *cli.Context) error {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
 		// A state dir is thousands of short-lived scans: collect less often (a third less CPU
-		// on 10,000 sessions). A big transcript's index is long-lived (~30 bytes an entry, ~70
-		// MB at 4 GiB, ~270 MB at 16 GiB): the default pace keeps the heap near twice that, and
-		// the soft limit caps a 16 GiB one under its 384 MiB target.
-		gc := 400
+		// on 10,000 sessions) and let the soft limit bound the heap. A big transcript's index is
+		// long-lived (~30 bytes an entry, ~70 MB at 4 GiB, ~270 MB at 16 GiB): the default pace
+		// keeps the heap near twice that, and the higher limit caps a 16 GiB one under its
+		// 384 MiB target.
+		gc, limit := 400, int64(dirMemoryLimit)
 		for _, p := range paths {
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() >= bigTranscript {
-				gc = 100
+				gc, limit = 100, auditMemoryLimit
 			}
 		}
 		debug.SetGCPercent(gc)
-		debug.SetMemoryLimit(auditMemoryLimit)
+		debug.SetMemoryLimit(limit)
 	}
 	res, err := audit.Run(c.Context, paths, opts, newCounter(c, "audit"))
 	if err != nil && (errors.Is(err, audit.ErrNoInput) || res == nil) {

@@ -41,8 +41,18 @@ type agentState struct {
 	// repairCandidates are the transcripts the audit found damage in that repair changes;
 	// checkRepairPlan plans only these.
 	repairCandidates map[string]bool
-	dirty                bool // store edited in memory by fixes; written once at the end
-	dirtyProblems        []*Problem
+	entriesCache     []store.Entry
+	dirty            bool // store edited in memory by fixes; written once at the end
+	dirtyProblems    []*Problem
+}
+
+// storeEntries is a.store.Entries(), parsed once for every check of the run (the checks run
+// before any fix edits the store; a fix reads its entry again with Get).
+func (a *agentState) storeEntries() []store.Entry {
+	if a.entriesCache == nil {
+		a.entriesCache = a.store.Entries()
+	}
+	return a.entriesCache
 }
 
 // readOnly says why this agent's files must not be written, or "".

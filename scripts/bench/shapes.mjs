@@ -25,7 +25,8 @@ const pick = (a) => a[Math.floor(rnd() * a.length)];
 const words = 'the build failed because a module is missing please check logs deploy retry network timeout file path config value user agent tool result ok error line branch commit test run cache disk memory'.split(' ');
 const text = (n) => { let s = ''; while (s.length < n) s += pick(words) + (rnd() < 0.1 ? '\n' : ' '); return s.slice(0, n); };
 const hex8 = () => Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, '0');
-const b64 = (n) => { const a = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'; let s = ''; for (let i = 0; i < n; i++) s += a[(i * 7 + (i >> 5)) & 63]; return s; };
+const b64block = (() => { const a = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'; let s = ''; for (let i = 0; i < 65536; i++) s += a[(i * 7 + (i >> 5)) & 63]; return s; })();
+const b64 = (n) => b64block.repeat(Math.ceil(n / b64block.length)).slice(0, n);
 
 const fd = fs.openSync(out, 'w');
 let written = 0, buf = [], bufLen = 0;
