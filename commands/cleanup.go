@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,6 +50,9 @@ EXAMPLE
 	}
 }
 
+// cleanupMemoryLimit is the soft heap limit of a cleanup run.
+const cleanupMemoryLimit = 240 << 20
+
 func runCleanup(c *cli.Context) error {
 	g, err := globals(c)
 	if err != nil {
@@ -86,6 +90,12 @@ func runCleanup(c *cli.Context) error {
 		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
 			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
 			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}}
+	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
+		// a plan's live data is ~1.6 KB an entry (160 MB for 100,000 entries and 200,000
+		// files); without a limit the default pace lets the heap reach ~450 MiB (issue 14's
+		// target: 300 MiB), with it the collector works ~15% more
+		debug.SetMemoryLimit(cleanupMemoryLimit)
+	}
 	var results []report.CleanupStore
 	code := exitClean
 	for _, t := range targets {
