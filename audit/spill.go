@@ -32,6 +32,7 @@ type spilled[T any] struct {
 	cache   []T
 	cacheAt int // index of the cached chunk; -1 none
 	err     error
+	spills  int // chunks written out (for tests and figures)
 }
 
 const spillChunkLen = 1 << 13
@@ -96,6 +97,7 @@ func (s *spilled[T]) spillOldest() {
 	}
 	s.chunks[k] = nil
 	s.inMem--
+	s.spills++
 }
 
 // at returns value i.

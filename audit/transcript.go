@@ -113,8 +113,9 @@ type call struct {
 var invalidReasons = []string{"", "no input (arguments and input are missing)", "no id", "blank name",
 	"name longer than 64 characters", "name has characters outside A-Z a-z 0-9 _ -"}
 
-// Spill budgets of one scan: in-memory bytes of each log before its old chunks go to disk.
-const (
+// Spill budgets of one scan: in-memory bytes of each log before its old chunks go to disk
+// (variables so a test can make a small transcript spill).
+var (
 	detailBudget = 12 << 20
 	callBudget   = 6 << 20
 	coldBudget   = 8 << 20
