@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/progress"
 	"github.com/clawdoctor/clawdoctor/store"
@@ -34,8 +35,13 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 
 	var dirs []*sessionsDir
 	var files []string
+	var dbs []dbInput // agent databases and "<db>#<session>" refs given as paths
 	var firstErr error
 	for _, p := range paths {
+		if db, session, ok := agentdb.ParseRef(p); ok {
+			dbs = append(dbs, dbInput{db, session})
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			res.Unreadable = append(res.Unreadable, p)
@@ -45,6 +51,10 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			continue
 		}
 		if !st.IsDir() {
+			if agentdb.IsDBPath(p) {
+				dbs = append(dbs, dbInput{path: p})
+				continue
+			}
 			if filepath.Base(p) == "sessions.json" {
 				sd, err := readSessionsDir(filepath.Dir(p))
 				if err == nil {
@@ -75,6 +85,12 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		for _, t := range d.transcripts {
 			total += size(filepath.Join(d.dir, t))
 		}
+		if d.era.SQLite {
+			total += size(d.era.DB)
+		}
+	}
+	for _, db := range dbs {
+		total += size(db.path)
 	}
 	c.SetTotal(total)
 
@@ -100,6 +116,11 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	// runs in order here.
 	transcripts := append([]string(nil), files...)
 	var bindings []cliBinding
+	for _, db := range dbs {
+		if err := auditDB(ctx, db.path, db.session, opts, deliveries, c, res, &bindings); err != nil {
+			return res, err
+		}
+	}
 	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -125,16 +146,24 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 				}
 			}
 		}
-		if era := store.DetectEra(d.dir); era.SQLite {
-			msg := "this agent's sessions live in SQLite (OpenClaw 2026.8+; " + strings.Join(era.Evidence, ", ") + "): these JSONL files may be stale copies and clawdoctor refuses to write them"
-			hint := "Use: openclaw doctor --session-sqlite inspect"
-			if era.HalfMigrated {
-				msg = "half-migrated: " + strings.Join(era.Legacy, ", ") + " remain beside the SQLite database (" + strings.Join(era.Evidence, ", ") + "), which is what OpenClaw 2026.8+ reads; clawdoctor refuses to write them"
-				hint = "Run " + store.HalfMigratedHint
+		if d.era.Unknown != "" {
+			res.Unreadable = append(res.Unreadable, d.dir+": "+d.era.Unknown) // the live store may be a database we cannot read
+		}
+		if era := d.era; era.HalfMigrated {
+			add(newFinding("store.sqlite-era", d.dir, 0, "", "half-migrated: "+strings.Join(era.Legacy, ", ")+" remain beside the SQLite database ("+strings.Join(era.Evidence, ", ")+
+				"), which is what OpenClaw 2026.8+ reads; these JSONL files may be stale and clawdoctor refuses to write them", "Run "+store.HalfMigratedHint,
+				map[string]any{"evidence": era.Evidence, "halfMigrated": true, "legacy": era.Legacy}))
+		}
+		if d.era.SQLite {
+			// The live store of a SQLite-era agent: its database, audited like its files.
+			if err := auditDB(ctx, d.era.DB, "", opts, deliveries, c, res, &bindings); err != nil {
+				return res, err
 			}
-			add(newFinding("store.sqlite-era", d.dir, 0, "", msg, hint, map[string]any{"evidence": era.Evidence, "halfMigrated": era.HalfMigrated, "legacy": era.Legacy}))
 		}
 		for _, l := range d.locks {
+			if d.era.SQLite {
+				break // OpenClaw 2026.8+ never reads a .jsonl.lock: the ones left behind block nothing
+			}
 			checkLock(filepath.Join(d.dir, l), opts.Now, add)
 		}
 		for _, t := range d.transcripts {
@@ -160,6 +189,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	}
 	return res, nil
 }
+
+// dbInput is an agent database to audit, whole or one session (id or key).
+type dbInput struct{ path, session string }
 
 func size(p string) int64 {
 	st, err := os.Stat(p)

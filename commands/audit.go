@@ -37,6 +37,10 @@ The text output has one line per finding, "path:line: severity rule: message", w
 terminal width, with the hint to run on an indented line, and a count per rule at the end. At
 most 200 findings per rule and file are listed; the counts include the rest.
 
+A SQLite-era agent (OpenClaw 2026.8+) is audited from its database: each session as the JSONL
+its events hold, named <db>#<session id>, with the same rules; PATH may also be the database
+(agents/<id>/agent/openclaw-agent.sqlite) or DB#SESSION (id or key). Nothing is written.
+
 EXAMPLE
   clawdoctor audit --format sarif ~/.openclaw > audit.sarif
   clawdoctor audit --format sarif --sarif-root . testdata/sessions > audit.sarif

@@ -32,8 +32,11 @@ type agentState struct {
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
 	era       store.Era
-	sqlite    string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
-	files     []fileInfo
+	// dbSessions and dbEvents count the database of a SQLite-era agent (set by checkSQLite).
+	dbSessions int
+	dbEvents   int64
+	sqlite     string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
+	files      []fileInfo
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
 

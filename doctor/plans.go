@@ -27,9 +27,10 @@ var coveredRules = map[string]bool{
 func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.agents {
-		if len(a.files) == 0 {
+		if len(a.files) == 0 && a.sqlite == "" {
 			continue
 		}
+		// A SQLite-era agent's sessions dir is audited with its database (audit reads it).
 		res, err := audit.Run(ctx, []string{a.dir}, audit.Options{Now: st.opts.Now}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", a.dir, err)
@@ -38,7 +39,8 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 		// changes in (TestRepairCandidatesMatchFullPlan keeps that set complete)
 		a.repairCandidates = map[string]bool{}
 		for _, f := range res.Findings {
-			if repairRules[f.Rule] {
+			// only files `clawdoctor repair DIR` repairs: not repair backups and other leftovers
+			if repairRules[f.Rule] && repair.IsTranscriptName(filepath.Base(f.Path)) {
 				a.repairCandidates[f.Path] = true
 			}
 		}
@@ -47,6 +49,12 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			n     int
 			files map[string]bool
 			first string
+		}
+		if len(res.Unreadable) > 0 {
+			why := strings.Join(firstN(res.Unreadable, 3), "; ")
+			out = append(out, Problem{Check: "audit.unreadable", Severity: "error", Agent: a.id, Path: a.dir, Gate: GateNone,
+				Message: fmt.Sprintf("%d input(s) could not be read, so their audit is incomplete: %s", len(res.Unreadable), why), failed: why,
+				Evidence: map[string]any{"inputs": res.Unreadable}})
 		}
 		byRule := map[string]*agg{}
 		for _, f := range res.Findings {
@@ -66,10 +74,19 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			msg := fmt.Sprintf("%d finding(s) in %d file(s); first: %s", g.n, len(g.files), g.first)
 			out = append(out, Problem{Check: "audit." + r, Severity: g.sev.String(), Agent: a.id, Path: a.dir, Gate: GateNone,
 				Message:  msg,
-				Evidence: map[string]any{"rule": r, "count": g.n, "run": "clawdoctor audit " + quote(a.dir)}})
+				Evidence: map[string]any{"rule": r, "count": g.n, "run": "clawdoctor audit " + quote(auditTarget(a))}})
 		}
 	}
 	return out, nil
+}
+
+// auditTarget is what `clawdoctor audit` should be pointed at for the agent: its database in
+// the SQLite era (only the JSONL files are left when half-migrated: the dir covers both).
+func auditTarget(a *agentState) string {
+	if a.sqlite != "" && !a.era.HalfMigrated {
+		return a.sqlite
+	}
+	return a.dir
 }
 
 // repairRules are the audit rules whose findings repair changes the file for.
