@@ -60,6 +60,7 @@ type sessionsDir struct {
 	transcripts  []string // transcript-like files, sorted
 	locks        []string // *.jsonl.lock and sessions.json.lock
 	all          []string // every file name, for orphan checks
+	era          store.Era
 }
 
 // skipDirs are never descended into when a directory argument is walked.
@@ -103,7 +104,7 @@ func discover(root, agent string) (found []*sessionsDir, unreadable []string, er
 			unreadable = append(unreadable, p)
 			return filepath.SkipDir
 		}
-		if sd.store || sd.storeNotFile || len(sd.transcripts) > 0 || len(sd.notFiles) > 0 {
+		if sd.store || sd.storeNotFile || len(sd.transcripts) > 0 || len(sd.notFiles) > 0 || sd.era.SQLite || sd.era.Unknown != "" {
 			found = append(found, sd)
 		}
 		return nil
@@ -124,6 +125,9 @@ func readSessionsDir(dir string) (*sessionsDir, error) {
 		return nil, err
 	}
 	sd := &sessionsDir{dir: dir}
+	if filepath.Base(dir) == "sessions" {
+		sd.era = store.DetectEra(dir) // a SQLite-era agent's sessions dir may hold no JSONL at all
+	}
 	for _, e := range ents {
 		if e.IsDir() {
 			switch name := e.Name(); {

@@ -9,9 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/export"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Exit codes shared by every command (README "Exit codes").
@@ -73,13 +76,23 @@ func exitStatus(stderr io.Writer, err error) int {
 			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
 		}
 		return coder.ExitCode()
-	case safefile.Unreadable(err) || errors.Is(err, jsonl.ErrTooDeep):
-		// an input that cannot be read is skipped, not an I/O failure (README "Exit codes")
+	case refused(err), safefile.Unreadable(err), errors.Is(err, jsonl.ErrTooDeep):
+		// stopped on purpose before writing, or an input that cannot be read: skipped, not
+		// an I/O failure (README "Exit codes")
 		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 		return exitPartial
 	}
 	fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 	return exitIO
+}
+
+// refused reports errors that stop a run before it wrote anything, on purpose: a SQLite-era
+// or unknown-era agent, an agent database that cannot be read consistently (damaged, unknown
+// schema, busy, missing WAL, an undecodable event), an export that would overwrite.
+func refused(err error) bool {
+	var dbe *agentdb.Error
+	return errors.As(err, &dbe) || errors.Is(err, store.ErrSQLiteEra) || errors.Is(err, store.ErrEraUnknown) ||
+		errors.Is(err, export.ErrExists) || errors.Is(err, export.ErrInsideState)
 }
 
 // isFlagError recognises the flag package's parse errors, which urfave/cli returns unwrapped

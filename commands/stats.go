@@ -40,7 +40,7 @@ const statsExitHelp = `
 EXIT STATUS
   0  the inventory was printed (stats is informational: problems are listed, not failed on)
   2  usage error (unknown agent, no agents under the state dir, bad PATH, a --config that cannot be read)
-  3  partial: a sessions dir or sessions.json could not be read (named in the notes)
+  3  partial: a sessions dir, sessions.json or agent database could not be read (named in the notes)
   4  I/O error`
 
 func runStats(c *cli.Context) error {
@@ -101,6 +101,11 @@ func runStats(c *cli.Context) error {
 	}
 	if stats.Partial() {
 		return status(exitPartial) // a read that failed is never a clean pass
+	}
+	for _, a := range stats.Agents {
+		if a.DB != nil && a.DB.Error != "" || a.Era.Unknown != "" {
+			return status(exitPartial) // a read that fails is never a clean pass
+		}
 	}
 	return nil
 }

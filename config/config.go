@@ -50,6 +50,9 @@ type Maintenance struct {
 	ResetArchiveRetention any
 	MaxDiskBytes          any
 	HighWaterBytes        any
+	// SQLite era (OpenClaw 2026.8+) keys.
+	ArchiveDashboardAfter any
+	PreserveRecent        any
 }
 
 // WriteLock is session.writeLock (§6.1); nil fields are unset.
@@ -209,6 +212,7 @@ func parse(data []byte, name string) (*Config, error) {
 		MaxEntries: m["maxEntries"], RotateBytes: m["rotateBytes"],
 		ResetArchiveRetention: m["resetArchiveRetention"],
 		MaxDiskBytes:          m["maxDiskBytes"], HighWaterBytes: m["highWaterBytes"],
+		ArchiveDashboardAfter: m["archiveDashboardAfter"], PreserveRecent: m["preserveRecent"],
 	}
 	wl := object(sess, "writeLock")
 	c.Session.WriteLock = WriteLock{AcquireTimeoutMs: wl["acquireTimeoutMs"], StaleMs: wl["staleMs"], MaxHoldMs: wl["maxHoldMs"]}

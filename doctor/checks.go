@@ -30,9 +30,9 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 	checkCLIBindings,
 	checkOversized,
 	checkMissing,
-	checkOrphans,
 	checkAudit,
-	checkRepairPlan,
+	checkRepairPlan, // before checkOrphans: a damaged orphan is repaired, then archived
+	checkOrphans,
 	checkCleanupPlan,
 }
 
@@ -46,7 +46,7 @@ func guard(st *state, a *agentState, p *Problem) {
 // unreadable is a file or dir doctor could not read: a failed check, never a clean pass.
 func unreadable(a *agentState, path, why string) Problem {
 	return Problem{Check: "read.unreadable", Severity: "error", Agent: a.id, Path: path, Gate: GateNone,
-		Message: why + ": nothing about it is checked or fixed", Error: why}
+		Message: why + ": nothing about it is checked or fixed", failed: why}
 }
 
 func checkStore(_ context.Context, st *state) ([]Problem, error) {
@@ -84,7 +84,7 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				a.liveLocks = append(a.liveLocks, f.path)
 				out = append(out, Problem{Check: "lock.unusable", Severity: "error", Agent: a.id, Path: f.path,
 					Message: fmt.Sprintf("%v: OpenClaw cannot take or release this lock; clawdoctor writes nothing for this agent until it is removed by hand", err),
-					Gate:    GateNone, Error: "unreadable lock: " + err.Error()})
+					Gate:    GateNone, failed: "unreadable lock: " + err.Error()})
 				continue
 			}
 			if errors.Is(err, os.ErrNotExist) {
@@ -187,7 +187,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
 		r := a.resolver
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			if e.Obj == nil {
 				continue
 			}
@@ -291,7 +291,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 	}
 	shared := map[string][]owner{} // provider + id → owners
 	for _, a := range st.fileEra(true) {
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			byProv := map[string]map[string][]string{} // provider → id → sources
 			for _, cs := range e.CLISessions() {
 				if cs.SessionID == "" {
@@ -381,7 +381,7 @@ var blobFields = []string{"skillsSnapshot", "systemPromptReport"}
 func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			var big []string
 			var total int
 			for _, f := range blobFields {
@@ -417,7 +417,7 @@ func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 	for _, a := range st.fileEra(true) {
 		r := a.resolver
 		var missing []string
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			found := false
 			for _, c := range r.Candidates(e) {
 				if exists(c) {
@@ -450,7 +450,7 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 		}
 		var entries []store.Entry
 		if a.store != nil {
-			entries = a.store.Entries()
+			entries = a.storeEntries()
 		}
 		r := a.resolver
 		refs := r.References(entries)

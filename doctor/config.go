@@ -36,7 +36,7 @@ func checkConfig(_ context.Context, st *state) ([]Problem, error) {
 	if err != nil { // not a regular file, no permission, over the cap: a failed check
 		return []Problem{{Check: "config.unreadable", Severity: "error", Path: st.configPath,
 			Message: fmt.Sprintf("the config cannot be read (%v): its settings are not checked and nothing in it is fixed", err),
-			Gate:    GateNone, Error: err.Error()}}, nil
+			Gate:    GateNone, failed: err.Error()}}, nil
 	}
 	if err := json5edit.Valid(src); err != nil {
 		return []Problem{{Check: "config.invalid", Severity: "error", Path: st.configPath,

@@ -45,7 +45,8 @@ type Summary struct {
 	Bad         []BadLine        `json:"bad,omitempty"`
 	Err         string           `json:"error,omitempty"` // why reading stopped early; the counts cover what was read
 
-	flags [len(flagNames)]int64
+	flags    [len(flagNames)]int64
+	notFound bool // the file does not exist
 }
 
 // Clean reports whether the stream had no bad line and no anomaly.
@@ -102,7 +103,7 @@ func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c prog
 		f, err = Open(path, c.Add)
 	}
 	if err != nil {
-		s := Summary{Path: path, Err: err.Error()}
+		s := Summary{Path: path, Err: err.Error(), notFound: errors.Is(err, os.ErrNotExist)}
 		s.finish()
 		return s, err
 	}
@@ -352,26 +353,31 @@ func ValidateFiles(ctx context.Context, paths []string, opts ValidateOptions, c 
 		if err != nil && ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		if errors.Is(err, os.ErrNotExist) {
-			res.Summary.NotFound++
-		}
-		res.Files = append(res.Files, s)
-		t := &res.Summary
-		t.Files++
-		t.Lines += s.Lines
-		t.Bytes += s.Bytes
-		t.DiskBytes += s.DiskBytes
-		t.BadLines += s.BadLines
-		switch {
-		case s.Err != "":
-			t.Unreadable++
-		case s.Clean():
-			t.Clean++
-		default:
-			t.Findings++
-		}
+		res.Add(s)
 	}
 	return res, nil
+}
+
+// Add appends the summary of one more stream and counts it in the totals.
+func (res *Result) Add(s Summary) {
+	res.Files = append(res.Files, s)
+	t := &res.Summary
+	t.Files++
+	t.Lines += s.Lines
+	t.Bytes += s.Bytes
+	t.DiskBytes += s.DiskBytes
+	t.BadLines += s.BadLines
+	switch {
+	case s.Err != "":
+		t.Unreadable++
+		if s.notFound {
+			t.NotFound++
+		}
+	case s.Clean():
+		t.Clean++
+	default:
+		t.Findings++
+	}
 }
 
 // addOnly passes byte counts on but keeps one total and one Done for all files.

@@ -88,57 +88,71 @@ func Replace(path string, fill func(w io.Writer) error) error {
 }
 
 // ReplaceWith is Replace with options.
-func ReplaceWith(path string, o ReplaceOptions, fill func(w io.Writer) error) (err error) {
+func ReplaceWith(path string, o ReplaceOptions, fill func(w io.Writer) error) error {
 	target, err := WriteTarget(path)
 	if err != nil {
 		return err
-	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
 	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
+	tmp, untrack, err := writeTemp(target, mode, o.BeforeRename, fill)
+	if err != nil {
+		return err
+	}
+	defer untrack()
+	if err = os.Rename(tmp, target); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	record("replaced " + target)
+	return SyncDir(filepath.Dir(target))
+}
+
+// writeTemp streams fill's output into a new temp file beside path
+// (".<name>.clawdoctor-<pid>-<random>.tmp"), gives it mode, fsyncs it, runs before (when set)
+// on it, and returns its name. The temp is registered for Abort until untrack is called. On
+// any error the temp file is removed.
+func writeTemp(path string, mode os.FileMode, before func(*os.File) error, fill func(w io.Writer) error) (name string, untrack func(), err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
 	tmp, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*%s", TempPrefix(base), os.Getpid(), TempSuffix))
 	if err != nil {
-		return fmt.Errorf("create temp for %s: %w", path, err)
+		return "", nil, fmt.Errorf("create temp for %s: %w", path, err)
 	}
-	untrack := Track(removeQuietly(tmp.Name()))
-	defer untrack()
+	tracked := Track(removeQuietly(tmp.Name()))
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			tracked()
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 256<<10)
 	if err = fill(bw); err != nil {
-		return err
+		return "", nil, err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("fsync %s: %w", tmp.Name(), err)
 	}
-	if o.BeforeRename != nil {
-		if err = o.BeforeRename(tmp); err != nil {
-			return err
+	if before != nil {
+		if err = before(tmp); err != nil {
+			return "", nil, err
 		}
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	record("replaced " + target)
-	return SyncDir(dir)
+	return tmp.Name(), tracked, nil
 }
 
 // WriteTarget is the file a write to path really changes: path itself, or the target of a
@@ -218,42 +232,28 @@ func Backup(path, dst string) error {
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(dst)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*%s", TempPrefix(base), os.Getpid(), TempSuffix))
+	tmp, untrack, err := writeTemp(dst, st.Mode().Perm(), nil, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
-	untrack := Track(removeQuietly(tmp.Name()))
 	defer untrack()
-	defer os.Remove(tmp.Name()) // after the link, dst keeps the bytes
-	_, err = io.Copy(tmp, src)
-	if err == nil {
-		err = tmp.Chmod(st.Mode().Perm())
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Link(tmp.Name(), dst) // fails rather than overwrite
-		if err != nil && !errors.Is(err, os.ErrExist) {
-			// a file system without hard links (FAT, some network mounts): rename, after
-			// checking that the name is free
-			if _, lerr := os.Lstat(dst); errors.Is(lerr, os.ErrNotExist) {
-				err = os.Rename(tmp.Name(), dst)
-			}
+	defer os.Remove(tmp)    // after the link, dst keeps the bytes
+	err = os.Link(tmp, dst) // fails rather than overwrite
+	if err != nil && !errors.Is(err, os.ErrExist) {
+		// a file system without hard links (FAT, some network mounts): rename, after
+		// checking that the name is free
+		if _, lerr := os.Lstat(dst); errors.Is(lerr, os.ErrNotExist) {
+			err = os.Rename(tmp, dst)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
 	record("backup " + dst)
-	return SyncDir(dir)
+	return SyncDir(filepath.Dir(dst))
 }
 
 // Rename moves oldpath to newpath inside the same directory tree, refusing to overwrite, and
@@ -282,4 +282,55 @@ func Remove(path string) error {
 	}
 	record("removed " + path)
 	return SyncDir(filepath.Dir(path))
+}
+
+// Create streams fill's output into a new file at path (mode perm) and never replaces one:
+// the complete, fsynced temp file is hard-linked to path, which fails when path exists, then
+// the temp name is removed, so path appears whole or not at all. Where hard links are not
+// supported it falls back to creating path exclusively (removed again on error). The error
+// for an existing path satisfies errors.Is(err, os.ErrExist).
+func Create(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("create %s: %w", path, os.ErrExist)
+	}
+	tmp, untrack, err := writeTemp(path, perm, nil, fill)
+	if err != nil {
+		return err
+	}
+	defer untrack()
+	defer os.Remove(tmp)
+	if err = os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		if err = copyExclusive(tmp, path, perm); err != nil {
+			return err
+		}
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// copyExclusive writes the content of the file src into a new file at path.
+func copyExclusive(src, path string, perm os.FileMode) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	_, err = io.Copy(out, f)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return nil
 }

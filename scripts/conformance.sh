@@ -8,6 +8,9 @@
 # OpenClaw, about 1 GB) and faketime; plain `go test ./...` never runs this (build tag).
 #
 #   scripts/conformance.sh [-run REGEXP]        e.g. -run 'TestConformance/generated'
+#   scripts/conformance.sh sqlite               SQLite era: the cleanup dry run against the real
+#                                               2026.9.6 on 32 freshly generated and imported
+#                                               databases (conformance/sqlite*.go, ~25 min)
 # Env: OPENCLAW_REFERENCE (path of the reference tool), GOFLAGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +21,18 @@ if ! command -v faketime >/dev/null 2>&1; then
 		echo "conformance: faketime is needed (apt-get install -y faketime)" >&2
 		exit 2
 	fi
+fi
+if [ "${1:-}" = sqlite ]; then
+	log=$(mktemp /tmp/clawdoctor-conformance-sqlite.XXXXXX.log)
+	set +e
+	go test -tags conformance -run 'TestSQLiteCleanup$' -parallel 2 -timeout 120m -v ./conformance/ >"$log" 2>&1
+	rc=$?
+	set -e
+	grep -E -- '--- FAIL|summary differs' "$log" | head -50 || true
+	pass=$(grep -cE -- '^ +--- PASS: TestSQLiteCleanup/cases/' "$log" || true)
+	fail=$(grep -cE -- '^ +--- FAIL: TestSQLiteCleanup/cases/' "$log" || true)
+	echo "conformance sqlite (2026.9.6): $pass passed, $fail failed (log $log)"
+	exit $rc
 fi
 run=${2:-TestConformance}
 [ "${1:-}" = "-run" ] || run=TestConformance
