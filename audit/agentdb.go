@@ -11,7 +11,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
-// sqliteNote is added to findings about a session of an agent database whose message names a
+// sqliteNote is added to findings about a session of an agent database whose hint names a
 // clawdoctor command that writes: those commands refuse a SQLite-era agent.
 const sqliteNote = " (This session lives in the agent database, which clawdoctor never writes: run that on a `clawdoctor export` copy, or let OpenClaw fix it: openclaw doctor --session-sqlite recover.)"
 
@@ -106,10 +106,10 @@ func pickSession(sessions []agentdb.Session, nodes []agentdb.Node, want string) 
 	return nil
 }
 
-// dbFinding adds the SQLite-era note to a finding whose message names a writing command.
+// dbFinding adds the SQLite-era note to a finding whose hint names a writing command.
 func dbFinding(f Finding) Finding {
-	if strings.Contains(f.Message, "clawdoctor repair") || strings.Contains(f.Message, "clawdoctor doctor --fix") {
-		f.Message += sqliteNote
+	if strings.Contains(f.Hint, "clawdoctor repair") || strings.Contains(f.Hint, "clawdoctor doctor --fix") {
+		f.Hint += sqliteNote
 	}
 	return f
 }
@@ -129,15 +129,15 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 	for _, n := range nodes {
 		var e storeEntry
 		if len(n.Entry) == 0 || n.Entry[0] != '{' || json.Unmarshal(n.Entry, &e) != nil {
-			add(newFinding("store.invalid-entry", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q holds an entry_json that is not a JSON object; the gateway cannot use it", n.Key), map[string]any{"key": n.Key}))
+			add(newFinding("store.invalid-entry", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q holds an entry_json that is not a JSON object; the gateway cannot use it", n.Key), "", map[string]any{"key": n.Key}))
 			continue
 		}
 		if !store.ValidSessionID(n.SessionID) {
-			add(newFinding("store.invalid-entry", dbPath, 0, "", fmt.Sprintf("session node %q has no safe current_session_id (%q)", n.Key, n.SessionID), map[string]any{"key": n.Key, "sessionId": n.SessionID}))
+			add(newFinding("store.invalid-entry", dbPath, 0, "", fmt.Sprintf("session node %q has no safe current_session_id (%q)", n.Key, n.SessionID), "", map[string]any{"key": n.Key, "sessionId": n.SessionID}))
 			continue
 		}
 		if !has[n.SessionID] && !n.Archived {
-			add(newFinding("store.missing-transcript", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q points at session %s, which has no transcript events in the database; OpenClaw starts it empty", n.Key, n.SessionID),
+			add(newFinding("store.missing-transcript", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q points at session %s, which has no transcript events in the database; OpenClaw starts it empty", n.Key, n.SessionID), "",
 				map[string]any{"key": n.Key, "sessionId": n.SessionID}))
 		}
 		for _, blob := range []struct {
@@ -145,7 +145,7 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 			raw  json.RawMessage
 		}{{"skillsSnapshot", e.SkillsSnapshot}, {"systemPromptReport", e.SystemPromptReport}} {
 			if len(blob.raw) > oversizedBlob {
-				add(newFinding("store.oversized-entry", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q carries a %s of %.1f MB; the gateway re-reads it with the node", n.Key, blob.name, float64(len(blob.raw))/1e6),
+				add(newFinding("store.oversized-entry", dbPath, 0, n.SessionID, fmt.Sprintf("session node %q carries a %s of %.1f MB; the gateway re-reads it with the node", n.Key, blob.name, float64(len(blob.raw))/1e6), "",
 					map[string]any{"key": n.Key, "field": blob.name, "bytes": len(blob.raw)}))
 			}
 		}

@@ -53,27 +53,41 @@ func liveTranscript(name string) bool { return store.Classify(name).Kind.IsPrima
 
 // sessionsDir is one directory to audit: its store (when present) and its transcripts.
 type sessionsDir struct {
-	dir         string
-	store       bool     // sessions.json present
-	transcripts []string // transcript-like files, sorted
-	locks       []string // *.jsonl.lock and sessions.json.lock
-	all         []string // every file name, for orphan checks
-	era         store.Era
+	dir          string
+	store        bool     // sessions.json present
+	storeNotFile bool     // sessions.json is a directory, FIFO or device: unreadable
+	notFiles     []string // transcript names that are not regular files: unreadable
+	transcripts  []string // transcript-like files, sorted
+	locks        []string // *.jsonl.lock and sessions.json.lock
+	all          []string // every file name, for orphan checks
+	era          store.Era
 }
 
 // skipDirs are never descended into when a directory argument is walked.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "skills-prompts": true}
 
-// discover walks root (without following symlinks) and returns every directory that holds a
-// sessions.json or transcript-like files. agent, when set, keeps only agents/<agent>/sessions.
-func discover(root, agent string) ([]*sessionsDir, error) {
-	var out []*sessionsDir
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// discover walks root and returns every directory that holds a sessions.json or
+// transcript-like files, and the directories it could not read (a read that fails is never a
+// clean pass). Symlinks are not followed, except a symlinked agents/<id> or agents/<id>/sessions,
+// which is what the gateway itself reads. agent, when set, keeps only agents/<agent>/sessions.
+func discover(root, agent string) (found []*sessionsDir, unreadable []string, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
 			}
-			return nil // unreadable subdirectory: skip it
+			unreadable = append(unreadable, p)
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 && p != root && isAgentPart(p) {
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				f, u, err := discover(p+string(filepath.Separator), agent)
+				if err != nil {
+					unreadable = append(unreadable, p)
+				}
+				found, unreadable = append(found, f...), append(unreadable, u...)
+			}
+			return nil
 		}
 		if !d.IsDir() {
 			return nil
@@ -86,12 +100,23 @@ func discover(root, agent string) ([]*sessionsDir, error) {
 			return filepath.SkipDir
 		}
 		sd, err := readSessionsDir(p)
-		if err == nil && (sd.store || len(sd.transcripts) > 0 || sd.era.SQLite || sd.era.Unknown != "") {
-			out = append(out, sd)
+		if err != nil {
+			unreadable = append(unreadable, p)
+			return filepath.SkipDir
+		}
+		if sd.store || sd.storeNotFile || len(sd.transcripts) > 0 || len(sd.notFiles) > 0 || sd.era.SQLite || sd.era.Unknown != "" {
+			found = append(found, sd)
 		}
 		return nil
 	})
-	return out, err
+	return found, unreadable, err
+}
+
+// isAgentPart reports agents/<id> and agents/<id>/sessions paths.
+func isAgentPart(p string) bool {
+	p = filepath.Clean(p)
+	parent := filepath.Base(filepath.Dir(p))
+	return parent == "agents" || (filepath.Base(p) == "sessions" && filepath.Base(filepath.Dir(filepath.Dir(p))) == "agents")
 }
 
 func readSessionsDir(dir string) (*sessionsDir, error) {
@@ -105,17 +130,27 @@ func readSessionsDir(dir string) (*sessionsDir, error) {
 	}
 	for _, e := range ents {
 		if e.IsDir() {
+			switch name := e.Name(); {
+			case name == "sessions.json":
+				sd.storeNotFile = true
+			case strings.HasSuffix(name, ".jsonl.lock"), name == "sessions.json.lock":
+				sd.locks = append(sd.locks, name) // unreadable as a lock: reported
+			}
 			continue
 		}
 		name := e.Name()
 		sd.all = append(sd.all, name)
 		switch {
+		case name == "sessions.json" && !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0:
+			sd.storeNotFile = true
 		case name == "sessions.json":
 			sd.store = true
 		case strings.HasSuffix(name, ".jsonl.lock"), name == "sessions.json.lock":
 			sd.locks = append(sd.locks, name)
 		case TranscriptLike(name) && e.Type().IsRegular():
 			sd.transcripts = append(sd.transcripts, name)
+		case TranscriptLike(name) && e.Type()&fs.ModeSymlink == 0:
+			sd.notFiles = append(sd.notFiles, name) // a FIFO or device under a transcript's name
 		}
 	}
 	sort.Strings(sd.transcripts)

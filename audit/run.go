@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
@@ -36,6 +38,10 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	var dbs []dbInput // agent databases and "<db>#<session>" refs given as paths
 	var firstErr error
 	for _, p := range paths {
+		if p == jsonl.Stdin && opts.Stdin != nil {
+			files = append(files, p)
+			continue
+		}
 		if db, session, ok := agentdb.ParseRef(p); ok {
 			dbs = append(dbs, dbInput{db, session})
 			continue
@@ -64,7 +70,8 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			files = append(files, p)
 			continue
 		}
-		found, err := discover(p, opts.Agent)
+		found, unreadable, err := discover(p, opts.Agent)
+		res.Unreadable = append(res.Unreadable, unreadable...)
 		if err != nil {
 			res.Unreadable = append(res.Unreadable, p)
 			if firstErr == nil {
@@ -110,25 +117,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		}
 	}
 
-	transcript := func(path string) error {
-		fs, n, err := checkFile(ctx, path, opts, deliveries, c)
-		res.Findings = append(res.Findings, fs...)
-		res.Summary.Entries += n
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			res.Unreadable = append(res.Unreadable, path)
-			return nil
-		}
-		res.Summary.Files++
-		return nil
-	}
-	for _, f := range files {
-		if err := transcript(f); err != nil {
-			return res, err
-		}
-	}
+	// Transcripts are audited side by side (one scan per core); everything else is cheap and
+	// runs in order here.
+	transcripts := append([]string(nil), files...)
 	var bindings []cliBinding
 	for _, db := range dbs {
 		if err := auditDB(ctx, db.path, db.session, opts, deliveries, c, res, &bindings); err != nil {
@@ -140,8 +131,14 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			return res, err
 		}
 		var referenced map[string]bool
+		if d.storeNotFile {
+			res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
+		}
+		for _, n := range d.notFiles {
+			res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, n))
+		}
 		if d.store {
-			data, err := os.ReadFile(filepath.Join(d.dir, "sessions.json"))
+			data, err := store.ReadStoreFile(ctx, filepath.Join(d.dir, "sessions.json"))
 			if err != nil {
 				res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
 			} else {
@@ -154,7 +151,8 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			// orphans only make sense against a store that parsed
 			for _, name := range d.all {
 				if referenced != nil && liveTranscript(name) && !referenced[name] {
-					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it. Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)", name),
+					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it", name),
+						"Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)",
 						map[string]any{"store": filepath.Join(d.dir, "sessions.json")}))
 				}
 			}
@@ -164,7 +162,7 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		}
 		if era := d.era; era.HalfMigrated {
 			add(newFinding("store.sqlite-era", d.dir, 0, "", "half-migrated: "+strings.Join(era.Legacy, ", ")+" remain beside the SQLite database ("+strings.Join(era.Evidence, ", ")+
-				"), which is what OpenClaw 2026.8+ reads; these JSONL files may be stale and clawdoctor refuses to write them. Run "+store.HalfMigratedHint,
+				"), which is what OpenClaw 2026.8+ reads; these JSONL files may be stale and clawdoctor refuses to write them", "Run "+store.HalfMigratedHint,
 				map[string]any{"evidence": era.Evidence, "halfMigrated": true, "legacy": era.Legacy}))
 		}
 		if d.era.SQLite {
@@ -177,18 +175,30 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			if d.era.SQLite {
 				break // OpenClaw 2026.8+ never reads a .jsonl.lock: the ones left behind block nothing
 			}
-			checkLock(filepath.Join(d.dir, l), opts.Now, add)
+			if err := checkLock(filepath.Join(d.dir, l), opts.Now, add); err != nil {
+				res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, l))
+			}
 		}
 		for _, t := range d.transcripts {
-			if err := transcript(filepath.Join(d.dir, t)); err != nil {
-				return res, err
-			}
+			transcripts = append(transcripts, filepath.Join(d.dir, t))
 		}
 	}
 	sharedBindings(bindings, add)
+	for _, r := range checkFiles(ctx, transcripts, opts, deliveries, c) {
+		res.Findings = append(res.Findings, r.findings...)
+		res.Summary.Entries += r.entries
+		if r.err != nil {
+			res.Unreadable = append(res.Unreadable, r.path)
+			continue
+		}
+		res.Summary.Files++
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	res.finish()
 	if res.Summary.Files == 0 && firstErr != nil {
-		return res, fmt.Errorf("%w: %v", ErrNoInput, firstErr)
+		return res, fmt.Errorf("%w: %w", ErrNoInput, firstErr)
 	}
 	return res, nil
 }
@@ -204,10 +214,50 @@ func size(p string) int64 {
 	return st.Size()
 }
 
+// fileResult is the audit of one transcript file.
+type fileResult struct {
+	path     string
+	findings []Finding
+	entries  int64
+	err      error
+}
+
+// checkFiles audits paths with one worker per core and returns the results in path order.
+// A big transcript's own scan is a two-stage pipeline (read | parse and index); many small
+// ones keep every core busy this way instead.
+func checkFiles(ctx context.Context, paths []string, opts Options, deliveries map[string]int64, c progress.Counter) []fileResult {
+	out := make([]fileResult, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fs, n, err := checkFile(ctx, paths[i], opts, deliveries, c)
+				out[i] = fileResult{path: paths[i], findings: fs, entries: n, err: err}
+			}
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
 // checkFile opens one transcript (plain, gzip or zstd by magic bytes; jsonl.Open sizes its
 // buffers from the file, since a state dir holds thousands of small sessions) and audits it.
 func checkFile(ctx context.Context, path string, opts Options, deliveries map[string]int64, c progress.Counter) ([]Finding, int64, error) {
-	f, err := jsonl.Open(path, c.Add)
+	open := func() (*jsonl.File, error) { return jsonl.Open(path, c.Add) }
+	if path == jsonl.Stdin && opts.Stdin != nil {
+		open = func() (*jsonl.File, error) { return jsonl.OpenStream(opts.Stdin, jsonl.Stdin) }
+	}
+	f, err := open()
 	if err != nil {
 		return nil, 0, err
 	}

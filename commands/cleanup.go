@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/report"
 	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 func cleanupCommand() *cli.Command {
@@ -20,16 +23,25 @@ func cleanupCommand() *cli.Command {
 stale prune by updatedAt, cap to maxEntries, archive removed transcripts as .deleted.<ts>,
 archive retention, disk budget tiers, unreferenced-artifact sweep) with a reason for every
 decision. Settings come from openclaw.json (session.maintenance); flags override them.
-Without --dry-run the plan is applied: sessions.json is backed up and rewritten atomically,
-files are archived or deleted only inside the sessions dir, never through symlinks, and
-nothing is written while a gateway holds the store (unless --force).
+
+Nothing is written without --enforce: without it cleanup prints the plan (a dry run). With
+--enforce the plan is applied: sessions.json is backed up and rewritten atomically, files are
+archived or deleted only inside the sessions dir, never through symlinks, every deleted file
+is listed with its size (and copied into --backup-dir when given), and nothing is written
+while a gateway holds the store (unless --force). Unlike OpenClaw's own cleanup, a transcript
+a kept row names (by sessionId or by the file name of its sessionFile, also another machine's
+absolute path) is never removed, orphan transcripts are archived as .deleted.<ts>, never
+deleted, and a sessions dir without sessions.json is refused (rebuild it with repair
+--rebuild-store).
 
 EXAMPLE
-  clawdoctor cleanup --dry-run --all-agents
-  clawdoctor cleanup --dry-run --json --max-disk-bytes 500mb --explain` + exitStatusHelp,
+  clawdoctor cleanup --all-agents
+  clawdoctor cleanup --json --max-disk-bytes 500mb --explain
+  clawdoctor cleanup --enforce --backup-dir /tmp/removed` + exitStatusHelp,
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only print the plan"},
-			&cli.BoolFlag{Name: "enforce", Usage: "use mode enforce whatever session.maintenance.mode says"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only print the plan (the default without --enforce)"},
+			&cli.BoolFlag{Name: "enforce", Usage: "apply the plan, in mode enforce whatever session.maintenance.mode says"},
+			&cli.StringFlag{Name: "backup-dir", Usage: "keep a copy of every deleted file (and of the old sessions.json) here", TakesFile: true},
 			&cli.BoolFlag{Name: "explain", Usage: "say why each entry and file is kept or removed"},
 			&cli.StringFlag{Name: "store", Usage: "sessions.json to clean (attributed to the default agent)", TakesFile: true},
 			&cli.StringFlag{Name: "config", Usage: "openclaw.json (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
@@ -44,10 +56,14 @@ EXAMPLE
 			&cli.BoolFlag{Name: "prune-model-runs", Usage: "also prune gateway model-run probes older than 24h (older builds)"},
 			&cli.BoolFlag{Name: "cron-runs", Usage: "also apply cron.sessionRetention to isolated cron run rows"},
 			&cli.BoolFlag{Name: "force", Usage: "write even when a gateway seems to hold the store"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 		},
 		Action: runCleanup,
 	}
 }
+
+// cleanupMemoryLimit is the soft heap limit of a cleanup run.
+const cleanupMemoryLimit = 240 << 20
 
 // sqliteMaintenance applies the override flags to the config for a SQLite-era store.
 func sqliteMaintenance(m config.Maintenance, c *cli.Context) config.Maintenance {
@@ -77,9 +93,9 @@ func runCleanup(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return &usageError{msg: "cleanup takes no arguments", hint: "clawdoctor cleanup --dry-run --store PATH"}
 	}
-	cfg, err := config.Load(config.Find(c.String("config"), g.StateDir, os.Getenv))
+	cfg, err := config.Open(c.String("config"), g.StateDir, os.Getenv)
 	if err != nil {
-		return err
+		return configError(err, "cleanup")
 	}
 	settings, err := retention.Resolve(cfg.Session.Maintenance, cfg.Cron, retention.Overrides{
 		PruneAfter: c.String("prune-after"), MaxEntries: c.String("max-entries"),
@@ -98,17 +114,32 @@ func runCleanup(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := retention.RunOptions{StateDir: g.StateDir, DMScope: cfg.Session.DMScope, Force: c.Bool("force"),
+	apply := c.Bool("enforce") && !c.Bool("dry-run")
+	opt := retention.RunOptions{StateDir: g.StateDir, DMScope: cfg.Session.DMScope, Force: c.Bool("force"), FollowSymlinks: c.Bool("follow-symlinks"),
+		BackupDir: c.String("backup-dir"), Preview: !c.Bool("dry-run") && !apply,
 		SQLite: retention.ResolveSQLite(sqliteMaintenance(cfg.Session.Maintenance, c)),
-		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: c.Bool("dry-run"), Enforce: c.Bool("enforce"),
+		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: !apply, Enforce: c.Bool("enforce"),
 			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
 			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}}
+	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
+		// a plan's live data is ~1.6 KB an entry (160 MB for 100,000 entries and 200,000
+		// files); without a limit the default pace lets the heap reach ~450 MiB (issue 14's
+		// target: 300 MiB), with it the collector works ~15% more
+		debug.SetMemoryLimit(cleanupMemoryLimit)
+	}
 	var results []report.CleanupStore
 	code := exitClean
+	var interrupted error
 	for _, t := range targets {
 		res, err := retention.Run(c.Context, t, opt)
+		if interrupted = c.Context.Err(); interrupted != nil {
+			if res.Plan != nil || res.SQLite != nil {
+				results = append(results, res) // what was already applied, with its backup
+			}
+			break
+		}
 		if err != nil && res.Plan == nil && res.SQLite == nil {
-			if len(targets) == 1 {
+			if len(targets) == 1 && !safefile.Unreadable(err) && !errors.Is(err, jsonl.ErrTooDeep) {
 				return err
 			}
 			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
@@ -134,6 +165,9 @@ func runCleanup(c *cli.Context) error {
 		if err := report.Cleanup(c.App.Writer, results, format, c.Bool("explain")); err != nil {
 			return err
 		}
+	}
+	if interrupted != nil {
+		return interrupted
 	}
 	return status(code)
 }

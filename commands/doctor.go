@@ -24,8 +24,10 @@ per agent and says what to run next. Without --fix it writes nothing.
 
 --fix applies the safe fixes: legacy config keys (comments and layout kept), stale lock files,
 legacy session rows (missing sessionStartedAt, stale or Windows/relative sessionFile paths),
-stale or shared CLI session bindings. Fixes that move or archive history — orphan transcripts,
-old leftovers, oversized store blobs — also need --yes (or a "y" on a terminal). Every changed or
+stale or shared CLI session bindings, and repairs of damaged transcripts that keep every entry
+(BOM, NULs, glued lines, a final newline). Fixes that change, move or archive history — repairs
+that drop lines, rewrite messages, insert results or relink parents, orphan transcripts, old
+leftovers, oversized store blobs — also need --yes (or a "y" on a terminal). Every changed or
 removed file is kept under <state-dir>/clawdoctor-backups/<time>/. SQLite-era agents
 (agent/openclaw-agent.sqlite) are never written; their JSONL files are cross-checked against the
 database instead. Live locks are reported with their holder and never touched.
@@ -38,6 +40,7 @@ EXAMPLES
 			&cli.BoolFlag{Name: "fix", Usage: "apply the safe fixes (backups are kept)"},
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "also apply fixes that archive or move history"},
 			&cli.BoolFlag{Name: "force", Usage: "write even while a live lock says a gateway is running"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 			&cli.BoolFlag{Name: "rebuild-store", Usage: "re-attach orphan transcripts to sessions.json instead of archiving them"},
 			&cli.StringFlag{Name: "config", Usage: "OpenClaw config file (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
 			&cli.StringFlag{Name: "backup-dir", Usage: "where backups go (default <state-dir>/clawdoctor-backups/<time>)", TakesFile: true},
@@ -55,16 +58,17 @@ EXAMPLES
 				return &usageError{msg: "--yes only makes sense with --fix", hint: "clawdoctor doctor --fix --yes"}
 			}
 			opts := doctor.Options{
-				StateDir:     g.StateDir,
-				ConfigPath:   c.String("config"),
-				Fix:          c.Bool("fix"),
-				Yes:          c.Bool("yes"),
-				Force:        c.Bool("force"),
-				RebuildStore: c.Bool("rebuild-store"),
-				Now:          g.Now,
-				BackupDir:    c.String("backup-dir"),
-				LeftoverAge:  c.Duration("leftover-age"),
-				Getenv:       os.Getenv,
+				StateDir:       g.StateDir,
+				ConfigPath:     c.String("config"),
+				Fix:            c.Bool("fix"),
+				Yes:            c.Bool("yes"),
+				Force:          c.Bool("force"),
+				FollowSymlinks: c.Bool("follow-symlinks"),
+				RebuildStore:   c.Bool("rebuild-store"),
+				Now:            g.Now,
+				BackupDir:      c.String("backup-dir"),
+				LeftoverAge:    c.Duration("leftover-age"),
+				Getenv:         os.Getenv,
 			}
 			if g.Agent != "" {
 				opts.Agents = []string{g.Agent}
@@ -73,15 +77,18 @@ EXAMPLES
 				opts.Confirm = ttyConfirm(c)
 			}
 			res, err := doctor.Run(c.Context, opts)
-			if err != nil {
-				return err
+			if res == nil {
+				return configError(err, "doctor")
 			}
 			format := report.Text
 			if g.JSON {
 				format = report.JSON
 			}
-			if err := report.Doctor(c.App.Writer, res, format); err != nil {
-				return err
+			if rerr := report.Doctor(c.App.Writer, res, format); rerr != nil {
+				return rerr
+			}
+			if err != nil {
+				return err // interrupted: the report says what was already done
 			}
 			open, _, bad, fixed := res.Counts()
 			switch {

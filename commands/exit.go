@@ -10,7 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
+	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/export"
+	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -65,17 +68,19 @@ func exitStatus(stderr io.Writer, err error) int {
 			fmt.Fprintf(stderr, "clawdoctor: hint: %s\n", usage.hint)
 		}
 		return exitUsage
+	case isFlagError(err): // before ExitCoder: urfave/cli reports an unknown command as exit 3
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the commands and flags\n", err)
+		return exitUsage
 	case errors.As(err, &coder):
 		if msg := strings.TrimSpace(err.Error()); msg != "" {
 			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
 		}
 		return coder.ExitCode()
-	case refused(err):
+	case refused(err), safefile.Unreadable(err), errors.Is(err, jsonl.ErrTooDeep):
+		// stopped on purpose before writing, or an input that cannot be read: skipped, not
+		// an I/O failure (README "Exit codes")
 		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 		return exitPartial
-	case isFlagError(err):
-		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the flags\n", err)
-		return exitUsage
 	}
 	fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 	return exitIO
@@ -99,6 +104,17 @@ func isFlagError(err error) bool {
 		strings.HasPrefix(msg, "invalid value") ||
 		strings.HasPrefix(msg, "Required flag") ||
 		strings.HasPrefix(msg, "No help topic")
+}
+
+// configError turns a config that cannot be used into a usage error (exit 2): a command must
+// not run on defaults when the config the user has, or named, cannot be read.
+func configError(err error, command string) error {
+	var le *config.LoadError
+	if !errors.As(err, &le) {
+		return err
+	}
+	return &usageError{msg: le.Error(),
+		hint: "fix the file, or name the right one: clawdoctor " + command + " --config ~/.openclaw/openclaw.json (or $OPENCLAW_CONFIG_PATH)"}
 }
 
 // rejectLateFlags is every command's Before hook. urfave/cli v2 stops parsing flags at the

@@ -28,6 +28,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown global flag", []string{"--bogus", "stats"}, exitUsage, "flag provided but not defined"},
 		{"agent conflict", []string{"stats", "--agent", "a", "--all-agents"}, exitUsage, "cannot be used together"},
 		{"bad now", []string{"--now", "yesterday", "stats"}, exitUsage, "--now"},
+		{"unknown command (urfave/cli says 3)", []string{"bogus"}, exitUsage, "No help topic"},
 		{"help", []string{"--help"}, exitClean, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/fixtures"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Globals are the flags every command understands.
@@ -29,6 +33,8 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 		&cli.StringFlag{Name: "now", Usage: "fixed clock for reproducible runs (RFC3339, e.g. 2026-05-05T12:00:00Z)"},
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show a progress bar"},
+		&cli.StringFlag{Name: "max-store-bytes", Usage: "largest sessions.json read (it is read whole; default 256MiB)"},
+		&cli.StringFlag{Name: "max-config-bytes", Usage: "largest openclaw.json read (default 16MiB)"},
 	}
 }
 
@@ -83,6 +89,20 @@ func globals(c *cli.Context) (Globals, error) {
 		g.Now = t
 	}
 	g.StateDir = ResolveStateDir(globalString(c, "state-dir"), os.Getenv, os.UserHomeDir, exists)
+	// The caps of inputs read whole, for this process (docs/safety.md).
+	store.MaxStoreBytes, config.MaxBytes = store.DefaultMaxStoreBytes, config.DefaultMaxBytes
+	for _, cp := range []struct {
+		flag string
+		dst  *int64
+	}{{"max-store-bytes", &store.MaxStoreBytes}, {"max-config-bytes", &config.MaxBytes}} {
+		if v := globalString(c, cp.flag); v != "" {
+			n, err := fixtures.ParseSize(v)
+			if err != nil || n <= 0 {
+				return g, &usageError{msg: fmt.Sprintf("--%s %q: not a positive size", cp.flag, v), hint: "--" + cp.flag + " 1GiB"}
+			}
+			*cp.dst = n
+		}
+	}
 	return g, nil
 }
 

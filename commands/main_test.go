@@ -59,6 +59,13 @@ func TestScripts(t *testing.T) {
 				payload := fmt.Sprintf("{\n  \"pid\": %d,\n  \"createdAt\": %q\n}", os.Getpid(), scriptNow.Add(-time.Minute).Format("2006-01-02T15:04:05.000Z"))
 				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(payload), 0o644))
 			},
+			// is-symlink PATH succeeds when PATH is a symbolic link.
+			"is-symlink": func(ts *testscript.TestScript, neg bool, args []string) {
+				st, err := os.Lstat(ts.MkAbs(args[0]))
+				if ok := err == nil && st.Mode()&os.ModeSymlink != 0; ok == neg {
+					ts.Fatalf("%s: symlink %v, want %v (%v)", args[0], ok, !neg, err)
+				}
+			},
 			// realstate NAME DIR extracts a real state dir of fixtures/sqlite (made by real
 			// OpenClaw releases, see fixtures/sqlite/make.sh).
 			"realstate": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/repair"
 	"github.com/clawdoctor/clawdoctor/report"
 )
@@ -43,9 +44,11 @@ EXIT STATUS
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Destination: &opts.DryRun, Usage: "print the plan, write nothing"},
 			&cli.StringFlag{Name: "backup-dir", Destination: &opts.BackupDir, TakesFile: true, Usage: "put backups here instead of beside each file"},
 			&cli.BoolFlag{Name: "force", Destination: &opts.Force, Usage: "repair files even when a live process holds their .lock"},
+			&cli.BoolFlag{Name: "follow-symlinks", Destination: &opts.FollowSymlinks, Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 			&cli.BoolFlag{Name: "synthesize-header", Destination: &opts.SynthesizeHeader, Usage: "give a file whose first line is an entry a session header (id from the file name, timestamp of the first entry, version 3, empty cwd)"},
 			&cli.BoolFlag{Name: "relink", Destination: &opts.Relink, Usage: "re-parent entries whose parentId names no entry of the file onto the previous entry (null for the first)"},
 			&cli.BoolFlag{Name: "rebuild-store", Destination: &opts.RebuildStore, Usage: "add sessions.json entries for transcripts no entry references"},
+			&cli.IntFlag{Name: "max-line", Value: jsonl.DefaultMaxLine, Destination: &opts.MaxLine, Usage: "longest line examined in bytes (default 64 MiB); a longer one is kept byte for byte, unexamined, never held in memory"},
 		},
 		Action: func(c *cli.Context) error {
 			g, err := globals(c)
@@ -58,15 +61,18 @@ EXIT STATUS
 			}
 			t := repair.Target{Paths: c.Args().Slice(), StateDir: g.StateDir, Agent: g.Agent, AllAgents: g.AllAgents}
 			res, err := repair.Run(c.Context, t, opts, newCounter(c, "repair"))
-			if err != nil {
+			if res == nil {
 				return err
 			}
 			format := report.Text
 			if g.JSON {
 				format = report.JSON
 			}
-			if err := report.Repair(c.App.Writer, res, format); err != nil {
-				return err
+			if rerr := report.Repair(c.App.Writer, res, format); rerr != nil {
+				return rerr
+			}
+			if err != nil {
+				return err // interrupted: the report names every file already replaced and its backup
 			}
 			s := res.Summary
 			switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
 	"github.com/clawdoctor/clawdoctor/report"
@@ -38,6 +39,7 @@ func replayCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},
 			&cli.StringFlag{Name: "summary-cmd", Usage: "run this command with the text compaction would summarize on stdin (no shell: write sh -c '...' for one)"},
 			&cli.DurationFlag{Name: "summary-timeout", Value: time.Minute, Usage: "kill --summary-cmd after this long"},
+			&cli.StringFlag{Name: "max-input-bytes", Value: "256MiB", Usage: "largest transcript read from stdin (-), which is held in memory"},
 		},
 		Description: `Replays one transcript offline: pi's context building (active leaf, last compaction,
 summary wrapper texts, custom messages), then OpenClaw's provider hygiene for the chosen
@@ -115,7 +117,12 @@ func runReplay(c *cli.Context) error {
 			return &usageError{msg: "--summary-cmd: " + err.Error(), hint: `--summary-cmd "sh -c 'wc -c'"`}
 		}
 	}
+	maxInput, err := fixtures.ParseSize(c.String("max-input-bytes"))
+	if err != nil || maxInput <= 0 {
+		return &usageError{msg: fmt.Sprintf("--max-input-bytes %q: not a positive size", c.String("max-input-bytes")), hint: "--max-input-bytes 1GiB"}
+	}
 	opts := replay.Options{
+		MaxInput: maxInput,
 		Provider: c.String("provider"), Model: c.String("model"), API: c.String("api"),
 		Release: release, Reasoning: c.Bool("model-reasoning"), Leaf: c.String("leaf"), NowMs: g.Now.UnixMilli(),
 		AllowedTools: c.StringSlice("allowed-tools"), Recheck: c.Bool("recheck-compactions"),

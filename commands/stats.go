@@ -39,8 +39,8 @@ const statsExitHelp = `
 
 EXIT STATUS
   0  the inventory was printed (stats is informational: problems are listed, not failed on)
-  2  usage error (unknown agent, no agents under the state dir, bad PATH)
-  3  an agent database could not be read (the notes say why); the rest was printed
+  2  usage error (unknown agent, no agents under the state dir, bad PATH, a --config that cannot be read)
+  3  partial: a sessions dir, sessions.json or agent database could not be read (named in the notes)
   4  I/O error`
 
 func runStats(c *cli.Context) error {
@@ -51,10 +51,10 @@ func runStats(c *cli.Context) error {
 	scope := store.Scope{StateDir: g.StateDir, Agent: g.Agent, All: g.AllAgents, Paths: c.Args().Slice()}
 	var notes []string
 	var staleMs int64
-	cfgPath := config.Find(c.String("config"), g.StateDir, os.Getenv)
-	if cfg, err := config.Load(cfgPath); err != nil {
-		if c.String("config") != "" {
-			return &usageError{msg: err.Error(), hint: "clawdoctor stats --config ~/.openclaw/openclaw.json"}
+	if cfg, err := config.Open(c.String("config"), g.StateDir, os.Getenv); err != nil {
+		var le *config.LoadError
+		if !errors.As(err, &le) || le.Explicit {
+			return configError(err, "stats")
 		}
 		notes = append(notes, fmt.Sprintf("config not used: %v", err))
 	} else {
@@ -98,6 +98,9 @@ func runStats(c *cli.Context) error {
 	}
 	if err := report.Stats(c.App.Writer, stats, format); err != nil {
 		return err
+	}
+	if stats.Partial() {
+		return status(exitPartial) // a read that failed is never a clean pass
 	}
 	for _, a := range stats.Agents {
 		if a.DB != nil && a.DB.Error != "" || a.Era.Unknown != "" {

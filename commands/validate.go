@@ -13,7 +13,7 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check that files are well-formed JSONL, fast",
-		ArgsUsage: "FILE|DB[#SESSION]...",
+		ArgsUsage: "FILE|DB[#SESSION]... (- reads stdin)",
 		Description: `Reads each file line by line in bounded memory (gzip and zstd archives such as
 *.jsonl.reset.<ts>.zst are decompressed by their magic bytes) and checks that every line is
 exactly one JSON value. It counts the byte-level anomalies of each line (bom, crlf, lone_cr,
@@ -33,8 +33,8 @@ EXIT STATUS
   0  every file is clean
   1  bad lines or anomalies found
   2  usage error
-  3  some files were unreadable; the rest was checked
-  4  no file could be read
+  3  some files (or all) were unreadable (no permission, not a regular file); the rest was checked
+  4  no file exists
   130 interrupted`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-line", Value: jsonl.DefaultMaxLine, Destination: &opts.MaxLine,
@@ -56,6 +56,7 @@ EXIT STATUS
 			if opts.MaxBad == 0 {
 				opts.MaxBad = -1 // --max-bad 0: list none
 			}
+			opts.Stdin = c.App.Reader
 			res, err := agentdb.ValidatePaths(c.Context, c.Args().Slice(), opts, newCounter(c, "validate"))
 			if err != nil {
 				return err
@@ -69,9 +70,9 @@ EXIT STATUS
 			}
 			s := res.Summary
 			switch {
-			case s.Unreadable > 0 && s.Unreadable == s.Files:
+			case s.NotFound > 0 && s.NotFound == s.Files:
 				return status(exitIO)
-			case s.Unreadable > 0:
+			case s.Unreadable > 0: // README: unreadable files are skipped, a partial run, even all of them
 				return status(exitPartial)
 			case s.Findings > 0:
 				return status(exitFindings)

@@ -6,6 +6,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/titanous/json5"
 
+	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -76,10 +78,8 @@ type Cron struct {
 // $CLAWDBOT_CONFIG_PATH), else <stateDir>/openclaw.json, else the first existing legacy name
 // (clawdbot.json, moldbot.json, moltbot.json). The path need not exist.
 func Find(flag, stateDir string, getenv func(string) string) string {
-	for _, v := range []string{flag, getenv("OPENCLAW_CONFIG_PATH"), getenv("CLAWDBOT_CONFIG_PATH")} {
-		if v = strings.TrimSpace(v); v != "" {
-			return v
-		}
+	if p, ok := Named(flag, getenv); ok {
+		return p
 	}
 	def := filepath.Join(stateDir, "openclaw.json")
 	if _, err := os.Stat(def); err == nil {
@@ -98,31 +98,97 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
+// MaxBytes caps the config file, which is read whole (--max-config-bytes): a larger one is
+// refused before it is read. OpenClaw configs are a few KB.
+var MaxBytes int64 = DefaultMaxBytes
+
+// DefaultMaxBytes is the default of MaxBytes.
+const DefaultMaxBytes = 16 << 20
+
+// MaxFlag is the flag that sets MaxBytes, for messages.
+const MaxFlag = "--max-config-bytes"
+
+// LoadError is a config that cannot be used: unreadable, not a regular file, over MaxBytes,
+// not JSON5, or (when Explicit) missing. Explicit is set when --config or
+// $OPENCLAW_CONFIG_PATH named the file: a command must then stop (a usage error) rather than
+// run on defaults the user did not ask for.
+type LoadError struct {
+	Path     string
+	Explicit bool
+	Err      error
+}
+
+func (e *LoadError) Error() string {
+	if e.Explicit && errors.Is(e.Err, os.ErrNotExist) {
+		return fmt.Sprintf("config %s: no such file", e.Path)
+	}
+	return fmt.Sprintf("config %v", e.Err)
+}
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Named returns the config path given by flag or the environment ($OPENCLAW_CONFIG_PATH, older
+// $CLAWDBOT_CONFIG_PATH), and whether there was one.
+func Named(flag string, getenv func(string) string) (string, bool) {
+	for _, v := range []string{flag, getenv("OPENCLAW_CONFIG_PATH"), getenv("CLAWDBOT_CONFIG_PATH")} {
+		if v = strings.TrimSpace(v); v != "" {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Open finds the config as OpenClaw does (Find) and loads it. A file named by flag or the
+// environment must exist and parse; any failure is a *LoadError.
+func Open(flag, stateDir string, getenv func(string) string) (*Config, error) {
+	_, explicit := Named(flag, getenv)
+	path := Find(flag, stateDir, getenv)
+	c, err := Load(path)
+	var le *LoadError
+	if errors.As(err, &le) {
+		le.Explicit = explicit
+		return nil, le
+	}
+	if err == nil && explicit && c.Path == "" {
+		return nil, &LoadError{Path: path, Explicit: true, Err: os.ErrNotExist}
+	}
+	return c, err
+}
+
 // Load reads and parses the config at path. A missing file is not an error: it gives an
-// empty Config (OpenClaw runs on defaults then).
+// empty Config (OpenClaw runs on defaults then). Other failures are a *LoadError.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	data, err := ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Config{}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, &LoadError{Path: path, Err: err}
 	}
-	defer f.Close()
-	c, err := Parse(f, path)
+	c, err := parse(data, path)
 	if err != nil {
-		return nil, err
+		return nil, &LoadError{Path: path, Err: err}
 	}
 	c.Path = path
 	return c, nil
 }
 
-// Parse reads one JSON5 document from r; name is used only in messages.
+// ReadFile reads the config file's bytes: a regular file only (a FIFO or device under its
+// name is refused without blocking), within MaxBytes.
+func ReadFile(path string) ([]byte, error) {
+	return safefile.ReadFile(context.Background(), path, MaxBytes, MaxFlag)
+}
+
+// Parse reads one JSON5 document from r (at most MaxBytes); name is used only in messages.
 func Parse(r io.Reader, name string) (*Config, error) {
-	data, err := io.ReadAll(r)
+	data, err := safefile.ReadAll(context.Background(), r, name, MaxBytes, MaxFlag, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
+	return parse(data, name)
+}
+
+func parse(data []byte, name string) (*Config, error) {
 	c := &Config{}
 	if strings.TrimSpace(string(data)) == "" {
 		return c, nil

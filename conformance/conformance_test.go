@@ -98,6 +98,11 @@ func runOurs(r run) (retention.Summary, *retention.Plan, error) {
 	}
 	p := retention.Make(&l.Input, retention.Options{Settings: st, Now: Now, DryRun: true,
 		FixMissing: r.fixMissing, ActiveKey: r.activeKey})
+	if p.OpenClaw != nil {
+		// clawdoctor keeps what OpenClaw would lose (kept rows' transcripts, orphans): the
+		// comparison is with OpenClaw's own plan, which Make keeps beside ours.
+		return *p.OpenClaw, p, nil
+	}
 	return p.Summary, p, nil
 }
 

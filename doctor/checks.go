@@ -3,8 +3,10 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -28,22 +30,35 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 	checkCLIBindings,
 	checkOversized,
 	checkMissing,
-	checkOrphans,
 	checkAudit,
-	checkRepairPlan,
+	checkRepairPlan, // before checkOrphans: a damaged orphan is repaired, then archived
+	checkOrphans,
 	checkCleanupPlan,
 }
 
 // guard fills p.refused when the agent's files must not be written.
 func guard(st *state, a *agentState, p *Problem) {
-	if why := a.readOnly(st.opts.Force); why != "" && p.apply != nil {
+	if why := a.readOnly(); why != "" && p.apply != nil {
 		p.refused = why
 	}
+}
+
+// unreadable is a file or dir doctor could not read: a failed check, never a clean pass.
+func unreadable(a *agentState, path, why string) Problem {
+	return Problem{Check: "read.unreadable", Severity: "error", Agent: a.id, Path: path, Gate: GateNone,
+		Message: why + ": nothing about it is checked or fixed", failed: why}
 }
 
 func checkStore(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.agents {
+		if a.readErr != nil {
+			out = append(out, unreadable(a, a.dir, a.readErr.Error()))
+		}
+		if a.storeErr != nil && !errors.Is(a.storeErr, store.ErrCorrupt) {
+			out = append(out, unreadable(a, a.storePath, a.storeErr.Error()))
+			continue
+		}
 		if a.storeErr != nil {
 			out = append(out, Problem{Check: "store.corrupt", Severity: "error", Agent: a.id, Path: a.storePath,
 				Message:  fmt.Sprintf("sessions.json does not parse (%v): OpenClaw reads it as empty and forgets every session on its next write", a.storeErr),
@@ -63,6 +78,18 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				continue
 			}
 			ls, err := store.InspectLockFile(f.path, lockOptions(st, f))
+			if errors.Is(err, safefile.ErrNotRegular) {
+				// A FIFO or directory under a lock's name: OpenClaw can neither take nor
+				// release it (reading a FIFO hangs it); every writer refuses this agent.
+				a.liveLocks = append(a.liveLocks, f.path)
+				out = append(out, Problem{Check: "lock.unusable", Severity: "error", Agent: a.id, Path: f.path,
+					Message: fmt.Sprintf("%v: OpenClaw cannot take or release this lock; clawdoctor writes nothing for this agent until it is removed by hand", err),
+					Gate:    GateNone, failed: "unreadable lock: " + err.Error()})
+				continue
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				continue // released since the listing
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -88,9 +115,7 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				Gate:     GateFix,
 				Evidence: map[string]any{"pid": ls.PID, "reasons": ls.Reasons},
 				apply:    func(b *Backups) (string, error) { return b.Move(path) }}
-			if a.era.Unknown != "" {
-				p.refused = a.readOnly(false)
-			}
+			guard(st, a, &p)
 			out = append(out, p)
 		}
 	}
@@ -162,7 +187,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
 		r := a.resolver
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			if e.Obj == nil {
 				continue
 			}
@@ -266,7 +291,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 	}
 	shared := map[string][]owner{} // provider + id → owners
 	for _, a := range st.fileEra(true) {
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			byProv := map[string]map[string][]string{} // provider → id → sources
 			for _, cs := range e.CLISessions() {
 				if cs.SessionID == "" {
@@ -356,7 +381,7 @@ var blobFields = []string{"skillsSnapshot", "systemPromptReport"}
 func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			var big []string
 			var total int
 			for _, f := range blobFields {
@@ -392,7 +417,7 @@ func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 	for _, a := range st.fileEra(true) {
 		r := a.resolver
 		var missing []string
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			found := false
 			for _, c := range r.Candidates(e) {
 				if exists(c) {
@@ -425,7 +450,7 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 		}
 		var entries []store.Entry
 		if a.store != nil {
-			entries = a.store.Entries()
+			entries = a.storeEntries()
 		}
 		r := a.resolver
 		refs := r.References(entries)

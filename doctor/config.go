@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/json5edit"
 	"github.com/clawdoctor/clawdoctor/safefile"
 )
@@ -28,12 +29,14 @@ func checkConfig(_ context.Context, st *state) ([]Problem, error) {
 	if st.configPath == "" {
 		return nil, nil
 	}
-	src, err := os.ReadFile(st.configPath)
+	src, err := config.ReadFile(st.configPath)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
+	if err != nil { // not a regular file, no permission, over the cap: a failed check
+		return []Problem{{Check: "config.unreadable", Severity: "error", Path: st.configPath,
+			Message: fmt.Sprintf("the config cannot be read (%v): its settings are not checked and nothing in it is fixed", err),
+			Gate:    GateNone, failed: err.Error()}}, nil
 	}
 	if err := json5edit.Valid(src); err != nil {
 		return []Problem{{Check: "config.invalid", Severity: "error", Path: st.configPath,
@@ -123,7 +126,7 @@ func deleteKey(path []string) func([]byte) ([]byte, error) {
 // result once, so several legacy keys make one backup and one atomic write.
 func (st *state) editConfig(edit func([]byte) ([]byte, error)) error {
 	if st.configText == nil {
-		src, err := os.ReadFile(st.configPath)
+		src, err := config.ReadFile(st.configPath)
 		if err != nil {
 			return err
 		}
@@ -147,7 +150,7 @@ func flushConfig(st *state, b *Backups, probs []Problem) {
 		return
 	}
 	backup, err := func() (string, error) {
-		cur, err := os.ReadFile(st.configPath)
+		cur, err := config.ReadFile(st.configPath)
 		if err != nil {
 			return "", err
 		}

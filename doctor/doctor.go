@@ -63,15 +63,18 @@ type Problem struct {
 
 // Options configure a doctor run.
 type Options struct {
-	StateDir     string
-	Agents       []string  // agent ids to check; empty means every agent on disk
-	ConfigPath   string    // --config; "" means OpenClaw's own lookup
-	Fix          bool      // apply GateFix fixes
-	Yes          bool      // also apply GateYes fixes
-	Force        bool      // write even while a live lock says a gateway is running
-	RebuildStore bool      // re-attach orphan transcripts as store entries instead of archiving
-	Now          time.Time // clock for ages and backup names
-	BackupDir    string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
+	StateDir   string
+	Agents     []string // agent ids to check; empty means every agent on disk
+	ConfigPath string   // --config; "" means OpenClaw's own lookup
+	Fix        bool     // apply GateFix fixes
+	Yes        bool     // also apply GateYes fixes
+	Force      bool     // write even while a live lock says a gateway is running
+	// FollowSymlinks lets an agent whose sessions dir is reached through a symlink out of the
+	// state dir be written (--follow-symlinks).
+	FollowSymlinks bool
+	RebuildStore   bool      // re-attach orphan transcripts as store entries instead of archiving
+	Now            time.Time // clock for ages and backup names
+	BackupDir      string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
 	// LeftoverAge is how old a leftover (store temp, repair backup, sessions.json.bak.*) must
 	// be before --fix --yes moves it away. Zero means the default of 7 days.
 	LeftoverAge time.Duration
@@ -107,6 +110,7 @@ type Result struct {
 	Agents     []AgentSummary `json:"agents"`
 	Problems   []Problem      `json:"problems"`
 	Next       []string       `json:"next"`
+	Notes      []string       `json:"notes,omitempty"` // e.g. temps of killed runs removed
 }
 
 // Counts returns how many problems are left unfixed, how many could be fixed by --fix (with
@@ -133,7 +137,9 @@ func (r *Result) Counts() (open, fixable, refusedOrFailed, fixed int) {
 	return
 }
 
-// Run checks the state dir and, with Fix, applies the fixes its gates allow.
+// Run checks the state dir and, with Fix, applies the fixes its gates allow. When ctx is
+// cancelled during the fixes, the ones not reached are left undone and Run returns the result
+// so far (what was already moved or archived, with its backup) together with ctx's error.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -156,12 +162,18 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	backups := &Backups{StateDir: opts.StateDir, Dir: opts.BackupDir, Now: opts.Now}
 	askedYes := map[string]bool{}
+	var interrupted error
 	for i := range probs {
 		p := &probs[i]
+		if interrupted == nil {
+			interrupted = ctx.Err()
+		}
 		switch {
 		case p.failed != "":
-			p.Status = StatusFailed
+			p.Status = StatusFailed // a read that failed: never a clean pass
 			p.Error = p.failed
+		case interrupted != nil && p.apply != nil && p.refused == "":
+			p.Status = StatusWouldFix // not reached before the interrupt
 		case p.apply == nil:
 			p.Status = StatusFound
 		case p.refused != "":
@@ -172,9 +184,6 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		case p.Gate == GateYes && !opts.Yes && !confirm(opts, p.Check, askedYes):
 			p.Status = StatusWouldFix
 		default:
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
 			backup, err := p.apply(backups)
 			p.Backup = backup
 			if err != nil {
@@ -185,8 +194,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			}
 		}
 	}
-	flushConfig(st, backups, probs)
-	flushStores(st, backups, probs)
+	if interrupted == nil {
+		flushConfig(st, backups, probs)
+		flushStores(st, backups, probs)
+	} else {
+		// Edits made in memory are not written after an interrupt.
+		for i := range probs {
+			if p := &probs[i]; p.Status == StatusFixed && (p.edits != nil || p.editsConfig) {
+				p.Status, p.Error = StatusWouldFix, "interrupted before the file was written"
+			}
+		}
+	}
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].Agent != probs[j].Agent {
 			return probs[i].Agent < probs[j].Agent
@@ -196,8 +214,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res.Problems = probs
 	res.BackupDir = backups.used()
 	res.Agents = summarize(st, probs)
+	for _, a := range st.agents {
+		res.Notes = append(res.Notes, a.tempNotes...)
+	}
 	res.Next = nextSteps(opts, res)
-	return res, nil
+	return res, interrupted
 }
 
 // confirm asks once per check kind on a TTY whether history may be archived or removed.
@@ -226,7 +247,7 @@ func severityRank(s string) int {
 func summarize(st *state, probs []Problem) []AgentSummary {
 	var out []AgentSummary
 	for _, a := range st.agents {
-		s := AgentSummary{ID: a.id, SessionsDir: a.dir, Entries: a.entries, Transcripts: a.transcripts, SQLite: a.sqlite != "",
+		s := AgentSummary{ID: a.id, SessionsDir: a.dir, Entries: a.entries, Transcripts: a.transcripts, SQLite: a.sqliteEra(),
 			Era: "jsonl", DBSessions: a.dbSessions, DBEvents: a.dbEvents}
 		switch {
 		case a.era.SQLite && a.era.HalfMigrated:
@@ -338,8 +359,8 @@ func flushStores(st *state, b *Backups, probs []Problem) {
 // writeStore refuses when sessions.json changed on disk since doctor read it (a gateway
 // wrote meanwhile), keeps its bytes in the backup dir, then replaces it atomically.
 func writeStore(a *agentState, b *Backups) (string, error) {
-	if err := store.CheckJSONEra(a.dir); err != nil {
-		return "", err
+	if a.refuse != "" {
+		return "", errors.New(a.refuse)
 	}
 	data, err := a.store.Marshal()
 	if err != nil {
@@ -350,6 +371,7 @@ func writeStore(a *agentState, b *Backups) (string, error) {
 	case err == nil && (fi.Size() != a.store.Size || !fi.ModTime().Equal(a.store.ModTime)):
 		return "", fmt.Errorf("%s: %w", a.storePath, store.ErrChanged)
 	case err == nil:
+		a.tempNotes = append(a.tempNotes, store.RemoveStaleTemps(a.storePath)...)
 		backup, err := b.Copy(a.storePath)
 		if err != nil {
 			return "", err

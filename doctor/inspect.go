@@ -31,33 +31,43 @@ type agentState struct {
 	resolver  store.Resolver
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
-	era       store.Era
+	readErr   error     // the sessions dir could not be listed
+	tempNotes []string  // temps of killed runs removed before the store was written
+	era       store.Era // store.DetectEra: whether the agent is in the SQLite era, and why
 	// dbSessions and dbEvents count the database of a SQLite-era agent (set by checkSQLite).
 	dbSessions int
 	dbEvents   int64
 	sqlite     string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
+	refuse     string // why nothing of this agent may be written (store.CheckWrite), or ""
 	files      []fileInfo
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
 
 	entries, transcripts int
-	dirty                bool // store edited in memory by fixes; written once at the end
-	dirtyProblems        []*Problem
+	// repairCandidates are the transcripts the audit found damage in that repair changes;
+	// checkRepairPlan plans only these.
+	repairCandidates map[string]bool
+	entriesCache     []store.Entry
+	dirty            bool // store edited in memory by fixes; written once at the end
+	dirtyProblems    []*Problem
 }
 
-// readOnly says why this agent's files must not be written, or "".
-func (a *agentState) readOnly(force bool) string {
-	if a.sqlite != "" {
-		return "SQLite-era agent (" + a.sqlite + "): JSONL and sessions.json are legacy input and are never written"
+// storeEntries is a.store.Entries(), parsed once for every check of the run (the checks run
+// before any fix edits the store; a fix reads its entry again with Get).
+func (a *agentState) storeEntries() []store.Entry {
+	if a.entriesCache == nil {
+		a.entriesCache = a.store.Entries()
 	}
-	if a.era.Unknown != "" {
-		return "era unknown, nothing is written: " + a.era.Unknown
-	}
-	if len(a.liveLocks) > 0 && !force {
-		return fmt.Sprintf("a live process holds %s: stop the gateway or pass --force", filepath.Base(a.liveLocks[0]))
-	}
-	return ""
+	return a.entriesCache
 }
+
+// readOnly says why this agent's files must not be written, or "": the one write rule of
+// every writer (store.CheckWrite: SQLite era, a sessions dir reached through a symlink out of
+// the state dir, a live or unusable lock, a running gateway), decided once per run.
+func (a *agentState) readOnly() string { return a.refuse }
+
+// sqliteEra reports whether the agent's sessions live in SQLite (store.DetectEra).
+func (a *agentState) sqliteEra() bool { return a.era.SQLite }
 
 // state is everything one run read.
 type state struct {
@@ -74,19 +84,22 @@ func inspect(ctx context.Context, opts Options) (*state, error) {
 		getenv = func(string) string { return "" }
 	}
 	st := &state{opts: opts}
-	if p := config.Find(opts.ConfigPath, opts.StateDir, getenv); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			st.configPath = p
-			// A config that does not parse is reported by checkConfig; here it only costs
-			// the configured lock threshold.
-			if cfg, err := config.Load(p); err == nil {
-				if f, ok := cfg.Session.WriteLock.StaleMs.(float64); ok && f > 0 {
-					st.staleMs = int64(f)
-				}
-			}
-		} else if opts.ConfigPath != "" {
-			return nil, fmt.Errorf("config %s: %w", p, err)
+	// A config named by --config or $OPENCLAW_CONFIG_PATH must load; the default one is
+	// reported by checkConfig when it does not parse, and here only costs the lock threshold.
+	cfg, err := config.Open(opts.ConfigPath, opts.StateDir, getenv)
+	var le *config.LoadError
+	switch {
+	case errors.As(err, &le) && le.Explicit:
+		return nil, err
+	case err == nil && cfg.Path != "":
+		st.configPath = cfg.Path
+		if f, ok := cfg.Session.WriteLock.StaleMs.(float64); ok && f > 0 {
+			st.staleMs = int64(f)
 		}
+	case le != nil:
+		st.configPath = le.Path
+	case err != nil:
+		return nil, err
 	}
 	if _, err := os.Stat(opts.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
@@ -99,7 +112,7 @@ func inspect(ctx context.Context, opts Options) (*state, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a, err := readAgent(opts, id)
+		a, err := readAgent(opts, id, st.staleMs)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +148,7 @@ func agentIDs(opts Options) ([]string, error) {
 	return ids, nil
 }
 
-func readAgent(opts Options, id string) (*agentState, error) {
+func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 	a := &agentState{id: id, dir: filepath.Join(opts.StateDir, "agents", id, "sessions")}
 	a.storePath = filepath.Join(a.dir, store.StoreFile)
 	a.resolver = store.NewResolver(a.dir, id, opts.StateDir)
@@ -143,15 +156,29 @@ func readAgent(opts Options, id string) (*agentState, error) {
 	if a.era.SQLite {
 		a.sqlite = a.era.DB
 	}
+	if err := store.CheckWrite(store.WriteScope{SessionsDir: a.dir, StateDir: opts.StateDir, Now: opts.Now,
+		LockStale: store.LockStaleAfter(opts.Getenv, staleMs), Force: opts.Force, FollowSymlinks: opts.FollowSymlinks}); err != nil {
+		a.refuse = err.Error()
+		switch {
+		case a.era.SQLite:
+			a.refuse = "SQLite-era agent: JSONL and sessions.json are legacy input and are never written (" + err.Error() + ")"
+		case a.era.Unknown != "":
+			a.refuse = "era unknown, nothing is written: " + a.era.Unknown
+		}
+	}
 	des, err := os.ReadDir(a.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return a, nil
 	}
 	if err != nil {
-		return nil, err
+		a.readErr = err // reported by checkStore; nothing of this agent is written
+		if a.refuse == "" {
+			a.refuse = "its sessions dir cannot be read: " + err.Error()
+		}
+		return a, nil
 	}
 	for _, de := range des {
-		if de.IsDir() {
+		if de.IsDir() && !store.Classify(de.Name()).Kind.IsLock() { // a directory under a lock's name is reported
 			continue
 		}
 		info, err := de.Info()
@@ -182,7 +209,7 @@ func readAgent(opts Options, id string) (*agentState, error) {
 func (st *state) fileEra(withStore bool) []*agentState {
 	var out []*agentState
 	for _, a := range st.agents {
-		if a.sqlite == "" && (!withStore || a.store != nil) {
+		if !a.sqliteEra() && (!withStore || a.store != nil) {
 			out = append(out, a)
 		}
 	}

@@ -56,7 +56,7 @@ var (
 // Parse reads a gateway log stream and calls fn for each interesting event in order. name is
 // used only in events and errors. Lines that are neither format are skipped.
 func Parse(ctx context.Context, r io.Reader, name string, fn func(Event) error) error {
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: 16 << 20})
+	rd := jsonl.NewReader(jsonl.ContextReader(ctx, r), jsonl.Options{MaxLine: 16 << 20})
 	for {
 		l, err := rd.Next()
 		if errors.Is(err, io.EOF) {

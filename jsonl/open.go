@@ -9,6 +9,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 // Compression names how a stream is compressed.
@@ -87,8 +89,11 @@ type File struct {
 // Open opens path for streaming, decompressing gzip or zstd found by magic bytes. When
 // counted is not nil it is fed on-disk bytes as they are read, so a progress bar tracks the
 // real file. Errors, including read errors of a damaged compressed stream, name the path.
+//
+// Only regular files are opened (safefile.Open): a FIFO, a device or a directory is refused
+// with an error naming what it is, without blocking in open(2).
 func Open(path string, counted func(n int64)) (*File, error) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return nil, err // *fs.PathError names the path
 	}
@@ -96,10 +101,6 @@ func Open(path string, counted func(n int64)) (*File, error) {
 	if err != nil {
 		f.Close()
 		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%s: is a directory", path)
 	}
 	var src io.Reader = f
 	if counted != nil {
@@ -111,6 +112,19 @@ func Open(path string, counted func(n int64)) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &File{Reader: &pathReader{r: dec, path: path}, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
+}
+
+// Stdin is the path that names standard input where a command reads it ("-").
+const Stdin = "-"
+
+// OpenStream reads a JSONL stream (stdin) like Open reads a file: gzip or zstd found by magic
+// bytes is decompressed, read errors name it. Size is 0 (unknown); Close does not close r.
+func OpenStream(r io.Reader, name string) (*File, error) {
+	dec, c, err := decompress(r, 256<<10)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &File{Reader: &pathReader{r: dec, path: name}, Path: name, Compression: c, dec: dec}, nil
 }
 
 // pathReader adds the file name to read errors (a truncated gzip or zstd stream), so a
@@ -131,6 +145,9 @@ func (p *pathReader) Read(b []byte) (int, error) {
 // Close closes the decoder and the file.
 func (f *File) Close() error {
 	f.dec.Close()
+	if f.raw == nil {
+		return nil
+	}
 	return f.raw.Close()
 }
 

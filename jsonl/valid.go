@@ -3,21 +3,36 @@ package jsonl
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 )
 
 // MaxDepth is the deepest nesting Valid accepts, the same limit as encoding/json, so the two
-// always agree.
+// always agree. Every parser of the project uses it (docs/safety.md, "one grammar").
 const MaxDepth = 10000
+
+// ErrTooDeep marks JSON nested deeper than MaxDepth. It is a verdict of its own, not
+// "corrupt": OpenClaw's JSON.parse reads any depth, so such a line or store is never dropped
+// or rewritten, only reported as not examined.
+var ErrTooDeep = errors.New("nested deeper than 10000 levels")
 
 // SyntaxError says where a line stops being valid JSON.
 type SyntaxError struct {
 	Offset int    // byte offset in the line of the first byte that cannot belong to valid JSON
 	Msg    string // what was expected there
+	Deep   bool   // the line is not invalid but nested deeper than MaxDepth (ErrTooDeep)
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Unwrap gives ErrTooDeep for a line nested too deep.
+func (e *SyntaxError) Unwrap() error {
+	if e.Deep {
+		return ErrTooDeep
+	}
+	return nil
+}
 
 // Valid reports whether b is exactly one JSON value, optionally surrounded by JSON
 // whitespace. It accepts exactly what encoding/json.Valid accepts (invalid UTF-8 inside
@@ -49,7 +64,7 @@ func Check(b []byte) error {
 func ValueEnd(b []byte) (int, error) {
 	end, msg := scanValue(b, 0)
 	if msg != "" {
-		return 0, &SyntaxError{Offset: end, Msg: msg}
+		return 0, &SyntaxError{Offset: end, Msg: msg, Deep: msg == msgTooDeep}
 	}
 	return end, nil
 }
@@ -108,7 +123,7 @@ value:
 		}
 	case '{':
 		if len(stack) >= MaxDepth {
-			return i, "nesting deeper than 10000"
+			return i, msgTooDeep
 		}
 		stack = append(stack, '{')
 		i = skipSpace(b, i+1)
@@ -120,7 +135,7 @@ value:
 		goto key
 	case '[':
 		if len(stack) >= MaxDepth {
-			return i, "nesting deeper than 10000"
+			return i, msgTooDeep
 		}
 		stack = append(stack, '[')
 		i = skipSpace(b, i+1)
@@ -204,6 +219,8 @@ key:
 	i++
 	goto value
 }
+
+const msgTooDeep = "nesting deeper than 10000"
 
 func containerName(c byte) string {
 	if c == '{' {

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
@@ -18,6 +19,8 @@ type ValidateOptions struct {
 	MaxLine int // line cap, as Options.MaxLine
 	MaxBad  int // bad lines kept with their reason, the first ones by line number; 0 means 10, < 0 none
 	Workers int // goroutines validating JSON; 0 means GOMAXPROCS (at most 4), 1 validates inline
+	// Stdin is read for the path "-" (nil: "-" is an ordinary file name).
+	Stdin io.Reader
 
 	BufferSize int // initial read buffer, as Options.BufferSize (tests use small ones)
 }
@@ -42,7 +45,8 @@ type Summary struct {
 	Bad         []BadLine        `json:"bad,omitempty"`
 	Err         string           `json:"error,omitempty"` // why reading stopped early; the counts cover what was read
 
-	flags [len(flagNames)]int64
+	flags    [len(flagNames)]int64
+	notFound bool // the file does not exist
 }
 
 // Clean reports whether the stream had no bad line and no anomaly.
@@ -91,9 +95,15 @@ func (s *Summary) finish() {
 // end; the Summary then holds what was read before, and its Err says why.
 func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c progress.Counter) (Summary, error) {
 	c = progress.OrNoop(c)
-	f, err := Open(path, c.Add)
+	var f *File
+	var err error
+	if path == Stdin && opts.Stdin != nil {
+		f, err = OpenStream(opts.Stdin, "<stdin>")
+	} else {
+		f, err = Open(path, c.Add)
+	}
 	if err != nil {
-		s := Summary{Path: path, Err: err.Error()}
+		s := Summary{Path: path, Err: err.Error(), notFound: errors.Is(err, os.ErrNotExist)}
 		s.finish()
 		return s, err
 	}
@@ -121,7 +131,7 @@ func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOption
 		workers = min(runtime.GOMAXPROCS(0), 4)
 	}
 	s := Summary{Path: name, Compression: Plain.String()}
-	rd := NewReader(r, Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
+	rd := NewReader(ContextReader(ctx, r), Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
 	var err error
 	if workers == 1 {
 		err = validateInline(ctx, rd, &s, opts)
@@ -177,7 +187,9 @@ func judge(l *Line, maxLine int) (BadLine, bool) {
 		return BadLine{}, false
 	}
 	reason := "invalid JSON"
-	if err := Check(l.Bytes); err != nil {
+	if err := Check(l.Bytes); errors.Is(err, ErrTooDeep) {
+		reason = "JSON nested deeper than 10000 levels: not examined (JSON.parse reads it; repair keeps it)"
+	} else if err != nil {
 		reason = "invalid JSON at " + err.Error()
 	}
 	return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(), Reason: reason}, true
@@ -312,6 +324,7 @@ type Totals struct {
 	Clean      int   `json:"clean"`      // files with no bad line and no anomaly
 	Findings   int   `json:"findings"`   // files read to the end with bad lines or anomalies
 	Unreadable int   `json:"unreadable"` // files that could not be opened or read to the end
+	NotFound   int   `json:"not_found"`  // the subset that does not exist
 	Lines      int64 `json:"lines"`
 	Bytes      int64 `json:"bytes"`
 	DiskBytes  int64 `json:"disk_bytes"`
@@ -357,6 +370,9 @@ func (res *Result) Add(s Summary) {
 	switch {
 	case s.Err != "":
 		t.Unreadable++
+		if s.notFound {
+			t.NotFound++
+		}
 	case s.Clean():
 		t.Clean++
 	default:

@@ -2,12 +2,16 @@ package jsonobj
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
-// maxDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxDepth = 10000
+// maxDepth bounds nesting so hostile input cannot exhaust the stack: jsonl.MaxDepth, the one
+// limit of every parser of the project.
+const maxDepth = jsonl.MaxDepth
 
 // SyntaxError reports where a JSON text is malformed.
 type SyntaxError struct {
@@ -15,9 +19,18 @@ type SyntaxError struct {
 	Line   int   // 1-based line
 	Col    int   // 1-based column in bytes
 	Msg    string
+	Deep   bool // nested deeper than jsonl.MaxDepth: not corrupt (JSON.parse reads it), not examined
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+
+// Unwrap gives jsonl.ErrTooDeep for input nested too deep.
+func (e *SyntaxError) Unwrap() error {
+	if e.Deep {
+		return jsonl.ErrTooDeep
+	}
+	return nil
+}
 
 func syntaxErr(data []byte, off int, format string, args ...any) error {
 	if off > len(data) {
@@ -131,7 +144,12 @@ func (p *parser) literal(word string, kind byte) (node, error) {
 func (p *parser) enter() error {
 	p.depth++
 	if p.depth > maxDepth {
-		return p.errf("nesting deeper than %d", maxDepth)
+		err := p.errf("nesting deeper than %d", maxDepth)
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			se.Deep = true
+		}
+		return err
 	}
 	return nil
 }

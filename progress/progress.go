@@ -4,7 +4,8 @@ package progress
 
 import "io"
 
-// Counter receives progress of one long operation, usually in on-disk bytes.
+// Counter receives progress of one long operation, usually in on-disk bytes. Add may be called
+// from several goroutines at once (audit reads files side by side).
 type Counter interface {
 	SetTotal(n int64)
 	Add(n int64)

@@ -22,13 +22,14 @@ func Apply(ctx context.Context, plan *Plan, src io.Reader, dst io.Writer) (int64
 
 // ApplyFile is Apply for an uncompressed file: unchanged ranges are copied with io.CopyN from
 // the file itself, which lets the kernel copy them (copy_file_range) when dst leads to a file,
-// and skipped ranges are seeked over.
+// and skipped ranges are seeked over. Bytes after the planned ones (appended by a live writer)
+// are not copied: the caller carries them (see tailGuard).
 func ApplyFile(ctx context.Context, plan *Plan, src *os.File, dst io.Writer) (int64, error) {
 	st, err := src.Stat()
 	if err != nil {
 		return 0, err
 	}
-	if st.Size() != plan.BytesBefore {
+	if st.Size() < plan.BytesBefore { // longer is fine: appended bytes are carried later
 		return 0, fmt.Errorf("%w: %d bytes, planned %d", ErrChanged, st.Size(), plan.BytesBefore)
 	}
 	if _, err := src.Seek(0, io.SeekStart); err != nil {
@@ -84,7 +85,8 @@ func (a *applier) finish(plan *Plan) (int64, error) {
 		return a.n, err
 	}
 	if a.f != nil {
-		if st, err := a.f.Stat(); err != nil || st.Size() != plan.BytesBefore {
+		// A plain file may have grown (a live writer appends): the tail guard carries that.
+		if st, err := a.f.Stat(); err != nil || st.Size() < plan.BytesBefore {
 			return a.n, fmt.Errorf("%w: size changed while repairing", ErrChanged)
 		}
 	} else if _, err := a.br.Peek(1); err != io.EOF {

@@ -144,6 +144,12 @@ func TestCrashSIGKILL(t *testing.T) {
 				if IsTranscriptName(name) {
 					t.Fatalf("kill %d: temp file %s would be taken for a transcript", i, name)
 				}
+			case name == "s1.jsonl.lock":
+				// The write lock of the killed run: its holder must die with it, so any
+				// OpenClaw (and the next repair) sees a dead pid and takes the lock over.
+				if !lockHolderDies(filepath.Join(dir, name)) {
+					t.Fatalf("kill %d: the lock's holder outlived the killed repair", i)
+				}
 			default:
 				t.Fatalf("kill %d: unexpected file %s (%s)", i, name, k)
 			}
@@ -159,10 +165,8 @@ func TestCrashSIGKILL(t *testing.T) {
 		}
 		states[state]++
 
-		// Finishing the job after the crash gives the repaired file; temps are ignored.
-		if strings.HasPrefix(state, "repaired") {
-			continue
-		}
+		// Finishing the job after the crash gives the repaired file, takes over the dead
+		// run's lock and removes its temp (issue 10, scope 11: 10 kills left 750 MB).
 		res, err := Run(context.Background(), Target{Paths: []string{dir}}, Options{}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -173,11 +177,32 @@ func TestCrashSIGKILL(t *testing.T) {
 		if got := read(t, path); got != string(want) {
 			t.Fatalf("kill %d: rerun after the crash did not finish the repair (%+v)", i, res.Files[0])
 		}
+		ents, _ = os.ReadDir(dir)
+		for _, e := range ents {
+			if k := store.Classify(e.Name()).Kind; k == store.KindRepairTemp || k == store.KindTranscriptLock {
+				t.Fatalf("kill %d: the rerun left %s behind (notes %+v)", i, e.Name(), res.Files[0].Notes)
+			}
+		}
+		if temps > 0 && !strings.Contains(fmt.Sprint(res.Files[0].Notes), "left by a killed run") {
+			t.Errorf("kill %d: the rerun removed a temp without saying so: %+v", i, res.Files[0].Notes)
+		}
 	}
 	t.Logf("states after %d kills: %v", kills, states)
 	if len(states) < 2 {
 		t.Errorf("kills hit only %v: the kill points are not spread", states)
 	}
+}
+
+// lockHolderDies reports whether the pid named in the lock at path is dead within a second.
+func lockHolderDies(path string) bool {
+	for range 50 {
+		l, err := store.InspectLockFile(path, store.LockOptions{})
+		if err != nil || !l.Alive {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }
 
 func isExit(err error, code int) bool {

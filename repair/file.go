@@ -14,6 +14,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/progress"
 	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Status of one file after a run.
@@ -108,11 +109,14 @@ func (o *Options) backupPath(path string) string {
 	return name
 }
 
-// RepairFile plans and, unless opts.DryRun, applies the repair of one transcript: the backup
-// is taken first (a hard link when possible), the repaired stream goes to a temp file beside
-// the original that is fsynced and renamed over it, then the directory is fsynced. A
-// compressed archive is rewritten in the same compression. The original mtime is kept. root,
-// when not empty, is the sessions dir the file must stay inside.
+// RepairFile plans and, unless opts.DryRun, applies the repair of one transcript. For the
+// whole repair it holds the transcript's write lock the way OpenClaw takes it (a gateway
+// waits meanwhile; see store.AcquireWriteLock), and first removes temp files that killed
+// clawdoctor runs left beside it. The backup is taken first (a hard link when possible), the
+// repaired stream goes to a temp file beside the original that is fsynced and renamed over it,
+// then the directory is fsynced. Bytes a writer appended during the repair are carried into
+// the new file (tailGuard). A compressed archive is rewritten in the same compression. The
+// original mtime is kept. root, when not empty, is the sessions dir the file must stay inside.
 func RepairFile(ctx context.Context, root, path string, opts Options, c progress.Counter) FileResult {
 	c = progress.OrNoop(c)
 	res := FileResult{Path: path, Kind: "transcript"}
@@ -124,15 +128,23 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		res.Status, res.Reason = StatusSkipped, why
 		return res
 	}
+	// A file that cannot be read is skipped (exit 3, named in the report), never a clean pass
+	// and not an I/O failure: that is for writes that fail.
+	failOrSkip := func(err error) FileResult {
+		if safefile.Unreadable(err) {
+			return skip("unreadable: " + err.Error())
+		}
+		return fail(err)
+	}
 	lst, err := os.Lstat(path)
 	if err != nil {
-		return fail(err)
+		return failOrSkip(err)
 	}
 	if lst.Mode()&fs.ModeSymlink != 0 {
 		return skip("symlink: not followed (repair its target inside its own sessions dir)")
 	}
-	if !lst.Mode().IsRegular() {
-		return skip("not a regular file")
+	if err := safefile.NotRegular(path, lst.Mode()); err != nil {
+		return skip(err.Error())
 	}
 	if root != "" {
 		abs, err := filepath.Abs(path)
@@ -143,25 +155,48 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			return skip(err.Error())
 		}
 	}
-	if why := sqliteEra(filepath.Dir(path)); why != "" {
+	if why := refusal(filepath.Dir(path), path, opts); why != "" {
 		return skip(why)
 	}
-	if live, why := liveLock(path, opts.now()); live {
-		if !opts.Force {
-			return skip(why + " (--force repairs anyway)")
+	if opts.DryRun {
+		if live, why := liveLock(path, opts.now()); live {
+			if !opts.Force {
+				return skip(why + " (--force repairs anyway)")
+			}
+			res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
 		}
-		res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
+	} else {
+		lock, err := store.AcquireWriteLock(path, opts.LockStale)
+		switch {
+		case errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrBadLock):
+			if !opts.Force {
+				return skip(err.Error() + " (--force repairs anyway)")
+			}
+			res.Notes = append(res.Notes, Note{What: err.Error() + ": repaired anyway (--force), without the write lock"})
+		case err != nil:
+			return fail(err)
+		default:
+			defer lock.Release()
+			if !lock.Helper {
+				res.Notes = append(res.Notes, Note{What: "the write lock names clawdoctor's own pid: OpenClaw 2026.6.11 may take it over while the repair runs"})
+			}
+		}
+		res.Notes = append(res.Notes, tempNotes(path)...)
+		if lst, err = os.Lstat(path); err != nil { // as it is now that we hold the lock
+			return fail(err)
+		}
 	}
-	if !opts.DryRun && !opts.SynthesizeHeader && isPlain(path) {
+	plain := isPlain(path)
+	if !opts.DryRun && !opts.SynthesizeHeader && plain {
 		out, handled := repairOverlapped(ctx, path, lst, opts, res)
 		c.Add(lst.Size())
 		if handled {
 			return out
 		}
 	}
-	plan, err := PlanStream(ctx, opener(path, &res), path, opts)
+	plan, err := PlanStream(ctx, opener(path, plainLimit(plain, lst), &res), path, opts)
 	if err != nil {
-		return fail(err)
+		return failOrSkip(err)
 	}
 	c.Add(lst.Size())
 	res.Counts = plan.Counts
@@ -192,7 +227,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 	if err != nil {
 		return fail(err)
 	}
-	if st.Size() != lst.Size() || !st.ModTime().Equal(lst.ModTime()) {
+	if !grewOnly(st, lst) || (!plain && st.Size() != lst.Size()) {
 		return fail(fmt.Errorf("%s: %w", path, ErrChanged))
 	}
 	backup := opts.backupPath(path)
@@ -206,9 +241,16 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 	}
 	res.BackupPath = backup
 	opts.phase("backup")
-	err = safefile.Replace(path, func(w io.Writer) error {
-		if res.Compression == jsonl.Plain.String() {
-			src, err := os.Open(backup) // the backup holds the planned bytes, whatever happens to path
+	var ro safefile.ReplaceOptions
+	var guard *tailGuard
+	if plain {
+		guard = newTailGuard(path, lst, plan.BytesBefore)
+		defer guard.close()
+		ro.BeforeRename = guard.beforeRename
+	}
+	err = safefile.ReplaceWith(path, ro, func(w io.Writer) error {
+		if plain {
+			src, err := safefile.Open(backup) // the backup holds the planned bytes, whatever happens to path
 			if err != nil {
 				return err
 			}
@@ -236,11 +278,50 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		return fail(err)
 	}
 	opts.phase("replaced")
-	_ = os.Chtimes(path, time.Time{}, lst.ModTime())
+	mtime := lst.ModTime()
+	if guard != nil {
+		finishTail(guard, &res)
+		mtime = guard.mtime
+	}
+	_ = os.Chtimes(path, time.Time{}, mtime)
 	if nst, err := os.Stat(path); err == nil {
 		res.BytesAfter = nst.Size()
 	}
 	return res
+}
+
+// finishTail carries bytes appended during the rename and notes what was carried; bytes it
+// could not carry make the repair a failure that names where they are.
+func finishTail(g *tailGuard, res *FileResult) {
+	n, err := g.afterRename()
+	if err != nil {
+		res.Status = StatusFailed
+		res.Reason = fmt.Sprintf("%v; they are in the old file, kept as the backup %s", err, res.BackupPath)
+		return
+	}
+	if total := g.carried - g.planned; total > 0 {
+		res.Notes = append(res.Notes, Note{What: fmt.Sprintf("%d bytes appended by a live writer during the repair were carried over unchanged", total)})
+	}
+	_ = n
+}
+
+// tempNotes removes the temps killed runs left beside path (store.RemoveStaleTemps) and says so.
+func tempNotes(path string) []Note {
+	var out []Note
+	for _, s := range store.RemoveStaleTemps(path) {
+		out = append(out, Note{What: s})
+	}
+	return out
+}
+
+// plainLimit is how many bytes of an uncompressed file the plan reads: those that existed when
+// the repair began (later ones are a live writer's tail, carried byte for byte); -1 for no
+// limit.
+func plainLimit(plain bool, st os.FileInfo) int64 {
+	if !plain {
+		return -1
+	}
+	return st.Size()
 }
 
 // Target is what one command-line run works on.
@@ -272,12 +353,19 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		if j.err != nil {
+			res.add(FileResult{Path: j.path, Kind: "dir", Status: StatusSkipped, Reason: "unreadable: " + j.err.Error()})
+			continue
+		}
 		if j.store {
 			res.add(RepairStore(ctx, j.root, j.agent, opts))
 			continue
 		}
 		r := RepairFile(ctx, j.root, j.path, opts, c)
 		if errors.Is(ctx.Err(), context.Canceled) {
+			if r.Status == StatusRepaired { // replaced before the interrupt: name it and its backup
+				res.add(r)
+			}
 			return res, ctx.Err()
 		}
 		res.add(r)
@@ -288,6 +376,7 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 type job struct {
 	path, root, agent string
 	store             bool
+	err               error // the dir could not be read
 }
 
 // expand turns a target into the files to repair, sorted by path within each sessions dir.
@@ -295,6 +384,10 @@ func expand(t Target, rebuild bool) ([]job, error) {
 	var jobs []job
 	addDir := func(dir, agent string) error {
 		ents, err := os.ReadDir(dir)
+		if safefile.Unreadable(err) {
+			jobs = append(jobs, job{path: dir, err: err}) // reported as skipped
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -304,10 +397,8 @@ func expand(t Target, rebuild bool) ([]job, error) {
 			if e.Name() == "sessions.json" {
 				hasStore = true
 			}
-			if e.Type().IsRegular() && IsTranscriptName(e.Name()) {
-				names = append(names, e.Name())
-			} else if e.Type()&fs.ModeSymlink != 0 && IsTranscriptName(e.Name()) {
-				names = append(names, e.Name()) // reported as skipped, never followed
+			if IsTranscriptName(e.Name()) && !e.IsDir() {
+				names = append(names, e.Name()) // a symlink, FIFO or device is reported as skipped
 			}
 		}
 		sort.Strings(names)
@@ -406,14 +497,21 @@ func Agents(state, agent string, all bool) ([]string, error) {
 	return out, nil
 }
 
-// opener opens path for a planning pass and records its compression in res.
-func opener(path string, res *FileResult) func() (io.ReadCloser, error) {
+// opener opens path for a planning pass and records its compression in res. With limit >= 0
+// only the first limit bytes are read.
+func opener(path string, limit int64, res *FileResult) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
 		f, err := jsonl.Open(path, nil)
 		if err != nil {
 			return nil, err
 		}
 		res.Compression = f.Compression.String()
-		return f, nil
+		if limit < 0 {
+			return f, nil
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(f, limit), f}, nil
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -226,16 +227,57 @@ func TestRepairFileRefusals(t *testing.T) {
 			t.Errorf("skipped file left %d files (temp or backup)", len(ents))
 		}
 	})
-	t.Run("changed between plan and apply", func(t *testing.T) {
+	// issue 10, scope 1: a line a live writer appends during the repair is carried into the
+	// new file; a file rewritten or replaced meanwhile is left untouched.
+	t.Run("appended between plan and apply", func(t *testing.T) {
+		want, _ := repairBytes(t, []byte(damaged), Options{})
+		for _, phase := range []string{"planned", "backup"} {
+			dir := sessionsDir(t)
+			p := filepath.Join(dir, "s1.jsonl")
+			write(t, p, damaged, 0o644)
+			opts := testOpts()
+			opts.Phase = func(ph string) {
+				if ph == phase {
+					f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+					f.WriteString(u2 + "\n")
+					f.Close()
+				}
+			}
+			res := RepairFile(ctx, dir, p, opts, nil)
+			if res.Status != StatusRepaired || read(t, p) != string(want)+u2+"\n" {
+				t.Fatalf("append after %s: result %+v\n%q", phase, res, read(t, p))
+			}
+			if !strings.Contains(fmt.Sprint(res.Notes), "carried over") {
+				t.Errorf("append after %s: no note says the tail was carried: %+v", phase, res.Notes)
+			}
+		}
+	})
+	t.Run("rewritten in place between plan and apply", func(t *testing.T) {
+		dir := sessionsDir(t)
+		p := filepath.Join(dir, "s1.jsonl")
+		write(t, p, damaged, 0o644)
+		other := strings.Replace(damaged, "hello", "HELLO", 1)
+		opts := testOpts()
+		opts.Phase = func(ph string) {
+			if ph == "planned" {
+				os.WriteFile(p, []byte(other), 0o644)
+				os.Chtimes(p, time.Now(), time.Now().Add(time.Hour))
+			}
+		}
+		res := RepairFile(ctx, dir, p, opts, nil)
+		if res.Status != StatusFailed || read(t, p) != other {
+			t.Fatalf("result %+v", res)
+		}
+	})
+	t.Run("replaced by another file between plan and apply", func(t *testing.T) {
 		dir := sessionsDir(t)
 		p := filepath.Join(dir, "s1.jsonl")
 		write(t, p, damaged, 0o644)
 		opts := testOpts()
 		opts.Phase = func(ph string) {
 			if ph == "planned" {
-				f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-				f.WriteString(u2 + "\n")
-				f.Close()
+				os.WriteFile(p+".new", []byte(damaged+u2+"\n"), 0o644)
+				os.Rename(p+".new", p)
 			}
 		}
 		res := RepairFile(ctx, dir, p, opts, nil)
@@ -314,7 +356,7 @@ func TestBackupAcrossDevices(t *testing.T) {
 	defer os.RemoveAll(shm)
 	dir := sessionsDir(t)
 	st, _ := os.Stat(dir)
-	if sameDevice(st, shm) {
+	if sh, _ := os.Stat(shm); st.Sys().(*syscall.Stat_t).Dev == sh.Sys().(*syscall.Stat_t).Dev {
 		t.Skip("/dev/shm is on the same device here")
 	}
 	p := filepath.Join(dir, "s1.jsonl")

@@ -33,9 +33,12 @@ func liveLock(path string, now time.Time) (bool, string) {
 	return true, fmt.Sprintf("%s (%s)", why, lp)
 }
 
-// sqliteEra names why the agent that owns sessionsDir keeps its transcripts in SQLite, or "".
-func sqliteEra(sessionsDir string) string {
-	if err := store.CheckJSONEra(sessionsDir); err != nil {
+// refusal names why the writer's one rule (store.CheckWrite) refuses to write the sessions dir
+// of a transcript (transcript set) or its sessions.json (transcript ""), or "".
+func refusal(sessionsDir, transcript string, opts Options) string {
+	err := store.CheckWrite(store.WriteScope{SessionsDir: sessionsDir, Transcript: transcript, Now: opts.now(),
+		LockStale: opts.LockStale, Force: opts.Force, FollowSymlinks: opts.FollowSymlinks})
+	if err != nil {
 		return "refused: " + err.Error()
 	}
 	return ""

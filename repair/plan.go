@@ -107,6 +107,12 @@ type Options struct {
 	Now              time.Time
 	NewID            func() string // id of synthetic entries; nil: "repair-" + a random UUID
 	PID              int           // for backup names; 0 means os.Getpid()
+	// FollowSymlinks lets a sessions dir reached through a symlink out of the state dir be
+	// written (--follow-symlinks).
+	FollowSymlinks bool
+	// LockStale is the staleness threshold of transcript locks (session.writeLock.staleMs or
+	// its environment variable); 0 means OpenClaw's 30 minutes.
+	LockStale time.Duration
 	// Phase, when set, is called between the steps of a file repair ("planned", "backup",
 	// "replaced"); the SIGKILL crash test uses it to stop the process at each step.
 	Phase func(phase string)
@@ -163,11 +169,12 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 		return nil, err
 	}
 	defer rc.Close()
+	src := jsonl.ContextReader(ctx, rc)
 	p := &planner{name: name, opts: opts, seed: seed, facts: f}
 	if p.opts.Now.IsZero() {
 		p.opts.Now = time.Now()
 	}
-	lines := readLines(rc, opts.MaxLine)
+	lines := readLines(src, opts.MaxLine)
 	defer lines.stop()
 	for bt := range lines.c {
 		for i, l := range bt.lines {
@@ -297,6 +304,7 @@ type planner struct {
 	seed    maphash.Seed
 	facts   *facts
 	plan    Plan
+	deep    bool  // the line being planned is nested deeper than maxDepth (kept unexamined)
 	end     int64 // stream size so far
 	emitted int   // edits handed to emit
 
@@ -415,7 +423,17 @@ func (p *planner) line(l jsonl.Line) {
 		return
 	}
 
+	p.deep = false
 	vals, droppedFrag := p.segment(c, start)
+	if p.deep {
+		// JSON.parse reads any depth: dropping this line would lose what OpenClaw keeps.
+		p.note(l.Num, "nested deeper than 10000 levels: kept unexamined")
+		if p.nValues == 0 {
+			p.noHead = "first line is nested deeper than 10000 levels"
+		}
+		p.nValues++
+		return
+	}
 	changed := bom || p.nul || droppedFrag || len(vals) != 1
 	salvage := p.nul || bom || droppedFrag || len(vals) > 1
 	for i := range vals {
@@ -584,6 +602,10 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 	if e := sc.value(start); e >= 0 && skipSpace(c, e) == len(c) {
 		p.ready = true // the common case: one valid value, members already collected
 		return []value{{s: start, e: e}}, false
+	}
+	if sc.tooDeep {
+		p.deep = true // not broken, only deeper than we examine: the caller keeps it
+		return nil, false
 	}
 	sc.collect = false
 	i := start

@@ -3,11 +3,15 @@ package repair
 import (
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math/bits"
+
+	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
-// maxDepth bounds nesting like encoding/json does; deeper input is treated as unparseable.
-const maxDepth = 10000
+// maxDepth bounds nesting: jsonl.MaxDepth, the one limit of every parser. A deeper line is
+// not unparseable (JSON.parse reads any depth): the planner keeps it unexamined.
+const maxDepth = jsonl.MaxDepth
 
 // member is one object member seen by the scanner: key and value as byte ranges of the line.
 type member struct {
@@ -28,8 +32,9 @@ type scanner struct {
 	members []member // collected when collect is true
 	collect bool
 	topKey  [2]int
-	work    int // bytes examined, to bound salvage searches
-	far     int // furthest value start reached (a failed scan got at least this far)
+	work    int  // bytes examined, to bound salvage searches
+	far     int  // furthest value start reached (a failed scan got at least this far)
+	tooDeep bool // a scan failed only because of nesting deeper than maxDepth
 }
 
 // value scans one JSON value starting at i (no leading space) and returns its end, or -1.
@@ -82,6 +87,7 @@ func skipSpace(b []byte, i int) int {
 func (s *scanner) object(i int) int {
 	s.depth++
 	if s.depth > maxDepth {
+		s.tooDeep = true
 		return -1
 	}
 	b := s.b
@@ -139,6 +145,7 @@ func (s *scanner) object(i int) int {
 func (s *scanner) array(i int) int {
 	s.depth++
 	if s.depth > maxDepth {
+		s.tooDeep = true
 		return -1
 	}
 	b := s.b
@@ -273,11 +280,25 @@ func (s *scanner) number(i int) int {
 }
 
 // validJSON reports whether b is exactly one JSON value with optional surrounding space.
-func validJSON(b []byte) bool {
+func validJSON(b []byte) bool { return Verdict(b) == nil }
+
+// ErrInvalid is Verdict's answer for bytes that are not one JSON value.
+var ErrInvalid = errors.New("not valid JSON")
+
+// Verdict is the reading of repair's own scanner: nil for exactly one JSON value with
+// optional surrounding space, jsonl.ErrTooDeep for one nested deeper than jsonl.MaxDepth,
+// else ErrInvalid. The grammar test checks it against every other parser of the project.
+func Verdict(b []byte) error {
 	s := scanner{b: b}
 	i := skipSpace(b, 0)
 	e := s.value(i)
-	return e >= 0 && skipSpace(b, e) == len(b)
+	switch {
+	case e >= 0 && skipSpace(b, e) == len(b):
+		return nil
+	case s.tooDeep:
+		return jsonl.ErrTooDeep
+	}
+	return ErrInvalid
 }
 
 // strValue decodes a JSON string token. ok is false when tok is not a string.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // StoreCounts are the counters of a sessions.json repair.
@@ -127,14 +130,17 @@ var safeSessionID = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
 func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResult {
 	path := filepath.Join(dir, "sessions.json")
 	res := FileResult{Path: path, Kind: "store"}
-	if why := sqliteEra(dir); why != "" {
-		res.Status, res.Reason = StatusSkipped, why
+	if why := refusal(dir, "", Options{FollowSymlinks: opts.FollowSymlinks, Force: true}); why != "" {
+		res.Status, res.Reason = StatusSkipped, why // SQLite era, symlink: even a dry run says so
 		return res
 	}
-	data, err := os.ReadFile(path)
+	data, err := store.ReadStoreFile(ctx, path)
 	exists := err == nil
 	if err != nil && !os.IsNotExist(err) {
 		res.Status, res.Reason = StatusFailed, err.Error()
+		if safefile.Unreadable(err) {
+			res.Status, res.Reason = StatusSkipped, "unreadable: "+err.Error()
+		}
 		return res
 	}
 	res.BytesBefore, res.BytesAfter = int64(len(data)), int64(len(data))
@@ -147,6 +153,11 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 	changed := false
 	if exists {
 		obj, perr := jsonobj.Parse(data)
+		if errors.Is(perr, jsonl.ErrTooDeep) {
+			// not corrupt: OpenClaw reads it; a salvage would drop what is only deep
+			res.Status, res.Reason = StatusSkipped, fmt.Sprintf("sessions.json is %v: left as is, not examined", perr)
+			return res
+		}
 		if perr == nil {
 			for _, m := range obj.Members() {
 				members = append(members, StoreMember{Key: jsonString(m.Key), Value: m.Value})
@@ -200,10 +211,11 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 		}
 		return res
 	}
-	if live, why := liveTranscriptLock(dir, opts.now()); live && !opts.Force {
-		res.Status, res.Reason = StatusSkipped, "a gateway is writing this sessions dir ("+why+"); --force repairs anyway"
+	if why := refusal(dir, "", opts); why != "" {
+		res.Status, res.Reason = StatusSkipped, why
 		return res
 	}
+	res.Notes = append(res.Notes, tempNotes(path)...)
 	if exists {
 		backup := opts.backupPath(path)
 		if opts.BackupDir != "" {
@@ -226,19 +238,6 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 		_ = os.Chmod(path, 0o600) // OpenClaw writes the store 0600
 	}
 	return res
-}
-
-// liveTranscriptLock reports a live *.jsonl.lock in dir: a gateway is running on it.
-func liveTranscriptLock(dir string, now time.Time) (bool, string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".jsonl.lock") {
-			if live, why := liveLock(filepath.Join(dir, strings.TrimSuffix(e.Name(), ".lock")), now); live {
-				return true, why
-			}
-		}
-	}
-	return false, ""
 }
 
 // rebuildEntries makes entries for the live transcripts of dir that no member references by
@@ -309,7 +308,7 @@ func rebuildEntries(ctx context.Context, dir, agent string, members []StoreMembe
 // transcriptTimes reads the header timestamp and the timestamp of the last entry that has one
 // (only the file's last 1 MiB is read); the file's mtime stands in for a missing last one.
 func transcriptTimes(path string) (started, updated time.Time) {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return
 	}

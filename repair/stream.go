@@ -19,7 +19,7 @@ var errAbandoned = errors.New("repair: speculative write abandoned")
 
 // isPlain reports whether path is an uncompressed stream (by magic bytes).
 func isPlain(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -30,8 +30,9 @@ func isPlain(path string) bool {
 // repairOverlapped plans an uncompressed transcript and, from its first change on, writes the
 // repaired temp file at the same time, so planning and writing (and the kernel's writeback)
 // overlap instead of running one after the other. The temp file is only renamed over the
-// original when the finished plan says so, after the size and mtime are checked again and the
-// backup is taken; otherwise it is removed. handled is false when the plan needs a second
+// original when the finished plan says so, after the file is checked again (it may only have
+// grown: the appended tail is carried, see tailGuard) and the backup is taken; otherwise it is
+// removed. handled is false when the plan needs a second
 // pass: the caller then plans and applies one after the other.
 func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Options, res FileResult) (out FileResult, handled bool) {
 	type verdict struct {
@@ -46,12 +47,14 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 		started    bool
 		backup     = opts.backupPath(path)
 	)
+	guard := newTailGuard(path, lst, lst.Size())
+	defer guard.close()
 	start := func() {
 		started = true
 		go func() {
 			defer close(writerDead)
-			done <- safefile.Replace(path, func(w io.Writer) error {
-				src, err := os.Open(path)
+			done <- safefile.ReplaceWith(path, safefile.ReplaceOptions{BeforeRename: guard.beforeRename}, func(w io.Writer) error {
+				src, err := safefile.Open(path)
 				if err != nil {
 					return err
 				}
@@ -73,7 +76,7 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 				if err != nil {
 					return err
 				}
-				if st.Size() != lst.Size() || !st.ModTime().Equal(lst.ModTime()) {
+				if !grewOnly(st, lst) {
 					return fmt.Errorf("%s: %w", path, ErrChanged)
 				}
 				if opts.BackupDir != "" {
@@ -106,10 +109,13 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 		verdicts <- verdict{plan: p, commit: commit}
 		return <-done
 	}
-	plan, second, err := planStream(ctx, opener(path, &res), path, opts, emit)
+	plan, second, err := planStream(ctx, opener(path, lst.Size(), &res), path, opts, emit)
 	if err != nil {
 		end(false, nil)
 		res.Status, res.Reason = StatusFailed, err.Error()
+		if safefile.Unreadable(err) {
+			res.Status, res.Reason = StatusSkipped, "unreadable: "+err.Error()
+		}
 		return res, true
 	}
 	if second || (plan.Changed() && !started) {
@@ -141,7 +147,8 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 	}
 	opts.phase("replaced")
 	res.Status, res.BackupPath = StatusRepaired, backup
-	_ = os.Chtimes(path, time.Time{}, lst.ModTime())
+	finishTail(guard, &res)
+	_ = os.Chtimes(path, time.Time{}, guard.mtime)
 	res.BytesAfter = plan.BytesAfter
 	if nst, err := os.Stat(path); err == nil {
 		res.BytesAfter = nst.Size()

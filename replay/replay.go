@@ -11,20 +11,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/session"
 )
+
+// MaxInputBytes caps a transcript replayed from a stream (stdin), which Run holds in memory;
+// a file is indexed and read by offsets instead (RunFile).
+const MaxInputBytes = 256 << 20
 
 // ErrUnknownLeaf is returned when Options.Leaf names no entry of the file.
 var ErrUnknownLeaf = errors.New("unknown leaf entry id")
 
 // Options select the target model and the variants to replay with.
 type Options struct {
+	// MaxInput caps the bytes Run reads from its stream (0: MaxInputBytes).
+	MaxInput int64
 	Provider string
 	Model    string
 	API      string // "" means hygiene.DefaultAPI(Provider)
@@ -135,10 +141,17 @@ func Load(ctx context.Context, r io.Reader, name string) ([]*session.Entry, []st
 }
 
 // Run replays the transcript read from r, all in memory. name is used in messages only.
+//
+// At most o.MaxInput bytes are read (MaxInputBytes when 0): a stream over it is refused with
+// a *safefile.SizeError, so arbitrary input stays bounded.
 func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, error) {
-	data, err := io.ReadAll(r)
+	limit := o.MaxInput
+	if limit <= 0 {
+		limit = MaxInputBytes
+	}
+	data, err := safefile.ReadAll(ctx, jsonl.ContextReader(ctx, r), name, limit, "--max-input-bytes", 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	idx, err := session.BuildIndex(ctx, bytes.NewReader(data), name, session.IndexOptions{})
 	if err != nil {
@@ -238,7 +251,7 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 		for j, i := range want {
 			pos[i] = j
 		}
-		raw, err := os.Open(path)
+		raw, err := safefile.Open(path)
 		if err != nil {
 			return err
 		}

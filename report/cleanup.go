@@ -28,7 +28,9 @@ type cleanupJSON struct {
 	Files          []retention.FileAction  `json:"files"`
 	Findings       []cleanupFinding        `json:"findings,omitempty"`
 	Backup         string                  `json:"backup,omitempty"`
+	Removed        []retention.RemovedFile `json:"removed,omitempty"`
 	Skipped        []string                `json:"skipped,omitempty"`
+	OpenClaw       *retention.Summary      `json:"openclaw,omitempty"` // OpenClaw's own plan, when it would remove more
 	Refused        string                  `json:"refused,omitempty"`
 	Notes          []string                `json:"notes,omitempty"`
 }
@@ -37,8 +39,19 @@ type cleanupFinding struct {
 	Rule        string `json:"rule"`
 	Key         string `json:"key"`
 	SessionFile string `json:"sessionFile"`
-	Resolved    string `json:"resolved"`
+	Resolved    string `json:"resolved,omitempty"`
+	Local       string `json:"local,omitempty"`
 	Message     string `json:"message"`
+}
+
+// relocatedMessage says what a store.relocated-path finding means for this run.
+func relocatedMessage(r retention.Relocated) string {
+	msg := "sessionFile is an absolute path of another root (a state dir restored elsewhere); its transcript is here as " + r.Local +
+		". OpenClaw resolves the row elsewhere and treats " + r.Local + " as unreferenced"
+	if r.OpenClawAction != "" {
+		return msg + ": its own cleanup would " + r.OpenClawAction + " it now; clawdoctor keeps it"
+	}
+	return msg + ", so its own cleanup may delete it later; clawdoctor never does"
 }
 
 func toCleanupJSON(s CleanupStore) cleanupJSON {
@@ -56,11 +69,16 @@ func toCleanupJSON(s CleanupStore) cleanupJSON {
 			SessionFile: o.SessionFile, Resolved: o.Resolved,
 			Message: "sessionFile resolves outside the sessions dir; never touched"})
 	}
+	for _, r := range p.Relocated {
+		out.Findings = append(out.Findings, cleanupFinding{Rule: "store.relocated-path", Key: r.Key,
+			SessionFile: r.SessionFile, Local: r.Local, Message: relocatedMessage(r)})
+	}
+	out.OpenClaw = p.OpenClaw
 	if s.Applied != nil {
 		t := true
 		n := s.Applied.AppliedCount
 		out.Applied, out.AppliedCount = &t, &n
-		out.Backup, out.Skipped = s.Applied.Backup, s.Applied.Skipped
+		out.Backup, out.Skipped, out.Removed = s.Applied.Backup, s.Applied.Skipped, s.Applied.Removed
 	}
 	return out
 }
@@ -221,8 +239,18 @@ func cleanupText(w io.Writer, s CleanupStore, explain bool) error {
 		if s.Applied.Backup != "" {
 			fmt.Fprintf(w, "Backup of the old store: %s\n", s.Applied.Backup)
 		}
+		for _, r := range s.Applied.Removed {
+			copied := ""
+			if r.Copy != "" {
+				copied = ", copy kept as " + r.Copy
+			}
+			fmt.Fprintf(w, "Deleted: %s (%d bytes%s)\n", r.Path, r.Bytes, copied)
+		}
 		for _, sk := range s.Applied.Skipped {
 			fmt.Fprintf(w, "Skipped: %s\n", sk)
+		}
+		for _, n := range s.Applied.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
 		}
 		writeFindings(w, p)
 		if explain {
@@ -243,6 +271,9 @@ func cleanupText(w io.Writer, s CleanupStore, explain bool) error {
 		fmt.Fprintf(w, "Would enforce disk budget: %d -> %d bytes (files %d, entries %d)\n", b.TotalBytesBefore, b.TotalBytesAfter, b.RemovedFiles, b.RemovedEntries)
 	}
 	writeFindings(w, p)
+	if !explain {
+		writeDeletes(w, p)
+	}
 	if len(p.Actions) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Planned session actions:")
@@ -268,8 +299,32 @@ func writeFindings(w io.Writer, p *retention.Plan) {
 	for _, o := range p.Outside {
 		fmt.Fprintf(w, "store.outside-path: %s: sessionFile %q resolves to %s, outside the sessions dir; never touched\n", o.Key, o.SessionFile, o.Resolved)
 	}
+	for _, r := range p.Relocated {
+		fmt.Fprintf(w, "store.relocated-path: %s: %s\n", r.Key, relocatedMessage(r))
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// writeDeletes lists the files a plan deletes, with their sizes (--explain lists every file).
+func writeDeletes(w io.Writer, p *retention.Plan) {
+	var n int
+	var total int64
+	for _, f := range p.Files {
+		if f.Action == retention.FileDelete {
+			n++
+			total += f.Bytes
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Would delete %d files (%d bytes):\n", n, total)
+	for _, f := range p.Files {
+		if f.Action == retention.FileDelete {
+			fmt.Fprintf(w, "  %s (%d bytes): %s\n", f.Path, f.Bytes, f.Reason)
+		}
 	}
 }
 

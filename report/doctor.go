@@ -75,6 +75,12 @@ func Doctor(w io.Writer, res *doctor.Result, f Format) error {
 			fmt.Fprintf(w, "          backup: %s\n", p.Backup)
 		}
 	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "\nnote: %s", n)
+	}
+	if len(res.Notes) > 0 {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "\nwhat to run next:")
 	for _, n := range res.Next {
 		fmt.Fprintf(w, "  %s\n", n)

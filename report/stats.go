@@ -287,6 +287,9 @@ func statsNotes(a store.AgentStats) []string {
 	if a.NoDir {
 		out = append(out, "no sessions dir yet (a configured agent that has not run)")
 	}
+	for _, u := range a.Unreadable {
+		out = append(out, "unreadable, not counted: "+u)
+	}
 	if a.Store.Corrupt != "" {
 		out = append(out, a.Store.Corrupt+"; OpenClaw would read it as an empty store and overwrite it")
 	}

@@ -203,3 +203,53 @@ func TestApplyRewritesStoreKeepingBytes(t *testing.T) {
 }
 
 func ms(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+
+// issue 10, scope 2: a kept row whose sessionFile is another machine's absolute path keeps its
+// transcript here, though OpenClaw's own cleanup (its artifact sweep, its disk budget) would
+// delete it; an orphan is archived, never unlinked. Both runs are real applies.
+func TestCleanupKeepsTranscriptsOfKeptRows(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    config.Maintenance
+	}{
+		{"artifact sweep", config.Maintenance{}},
+		{"disk budget", config.Maintenance{MaxDiskBytes: "400", HighWaterBytes: "300"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := t.TempDir()
+			sessions := filepath.Join(state, "agents", "main", "sessions")
+			old := now.Add(-400 * 24 * time.Hour)
+			write(t, filepath.Join(sessions, "abc.jsonl"), msgLine, old)
+			write(t, filepath.Join(sessions, "orphan.jsonl"), msgLine, old)
+			store := `{"agent:main:main":{"sessionId":"abc","sessionFile":"/srv/old-host/.openclaw/agents/main/sessions/abc.jsonl","updatedAt":` +
+				strconv.FormatInt(now.Add(-time.Hour).UnixMilli(), 10) + `}}`
+			write(t, filepath.Join(sessions, "sessions.json"), store, old)
+			before := treeSums(t, sessions)["abc.jsonl"]
+			s, err := retention.Resolve(tc.m, config.Cron{}, retention.Overrides{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := retention.Run(context.Background(), retention.Target{Agent: "main", Store: filepath.Join(sessions, "sessions.json")},
+				retention.RunOptions{StateDir: state, Options: retention.Options{Settings: s, Now: now}})
+			if err != nil || out.Refused != "" {
+				t.Fatalf("run: %v %q", err, out.Refused)
+			}
+			if got := treeSums(t, sessions)["abc.jsonl"]; got != before {
+				t.Fatalf("the kept row's transcript changed or vanished (%q)", got)
+			}
+			p := out.Plan
+			if len(p.Relocated) != 1 || p.Relocated[0].Local != "abc.jsonl" || p.Relocated[0].OpenClawAction != retention.FileDelete {
+				t.Errorf("store.relocated-path finding %+v", p.Relocated)
+			}
+			if p.OpenClaw == nil {
+				t.Fatal("no OpenClaw summary beside ours: the difference is not reported")
+			}
+			if _, err := os.Stat(filepath.Join(sessions, "orphan.jsonl.deleted."+retention.ArchiveStamp(now))); err != nil {
+				t.Errorf("orphan not archived: %v", err)
+			}
+			if out.Applied == nil || out.Applied.Deleted != 0 {
+				t.Errorf("applied %+v: nothing may be deleted here", out.Applied)
+			}
+		})
+	}
+}

@@ -160,7 +160,11 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		case !IsArchive(f.Name):
 			kind = "unreferenced session artifact"
 		}
-		if n := s.removeForBudget(f.Name, "budget", tier2[kind], removed); n > 0 {
+		step := "budget"
+		if kind == "unreferenced session artifact" {
+			step = stepBudgetOrphan
+		}
+		if n := s.removeForBudget(f.Name, step, tier2[kind], removed); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++

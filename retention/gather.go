@@ -18,7 +18,10 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/jsonobj"
+	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // ErrCorruptStore is returned for a sessions.json that is not a JSON object: OpenClaw would
@@ -34,9 +37,10 @@ type Loaded struct {
 	Missing     bool     // no sessions.json
 	Dropped     []string // keys a current gateway drops on load (non-object, unsafe sessionId)
 
-	opt    GatherOptions
-	parser fastjson.Parser
-	names  map[string]int32 // top-level names → index in Input.Files, -1 when not a regular file
+	opt     GatherOptions
+	parser  fastjson.Parser
+	tooDeep []string         // keys of rows nested too deep to read
+	names   map[string]int32 // top-level names → index in Input.Files, -1 when not a regular file
 }
 
 // GatherOptions say what the planner will need beyond the store and the listing.
@@ -86,7 +90,7 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	listed := make(chan error, 1)
 	go func() { listed <- l.listFiles(ctx) }()
 	var members []member
-	raw, err := os.ReadFile(abs)
+	raw, err := store.ReadStoreFile(ctx, abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		l.Missing = true
@@ -95,7 +99,10 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 		return nil, err
 	default:
 		l.Digest = sha256.Sum256(raw)
-		if members, err = splitObject(raw); err != nil {
+		if members, err = splitObject(raw); errors.Is(err, jsonl.ErrTooDeep) {
+			<-listed
+			return nil, fmt.Errorf("%s: %w: not examined, nothing planned (OpenClaw reads it)", abs, err)
+		} else if err != nil {
 			<-listed
 			if _, perr := jsonobj.Parse(raw); perr != nil {
 				err = perr // it has line and column
@@ -113,6 +120,11 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 			}
 		}
 		e, ok := l.entry(m.key, m.keyTok, m.value)
+		if len(l.tooDeep) > 0 {
+			// A row we cannot read would look absent: its transcript would count as
+			// unreferenced. Plan nothing rather than plan wrong.
+			return nil, fmt.Errorf("%s: row %q is nested deeper than the 300 levels clawdoctor's cleanup reads (OpenClaw reads it): nothing planned: %w", abs, l.tooDeep[0], jsonl.ErrTooDeep)
+		}
 		if !ok {
 			l.Dropped = append(l.Dropped, m.key)
 			continue
@@ -131,8 +143,16 @@ type member struct {
 // splitObject splits a JSON object into its members in JSON.parse order: a repeated key keeps
 // its first position and takes its last value. It validates with fastjson, then finds member
 // boundaries in one pass; values stay raw slices of data (no tree).
+// StoreVerdict is the grammar's verdict on a sessions.json as cleanup reads it: nil, an error
+// wrapping jsonl.ErrTooDeep, or another error (not JSON, not an object). The grammar test
+// checks it against the project's other parsers.
+func StoreVerdict(data []byte) error {
+	_, err := splitObject(data)
+	return err
+}
+
 func splitObject(data []byte) ([]member, error) {
-	if err := fastjson.ValidateBytes(data); err != nil {
+	if err := jsonl.Check(data); err != nil { // the one grammar (fastjson.ValidateBytes has no depth limit)
 		return nil, err
 	}
 	i := skipWS(data, 0)
@@ -379,6 +399,8 @@ func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, b
 	}
 	v, err := l.parser.ParseBytes(raw)
 	if err != nil {
+		// raw is valid JSON (splitObject checked): fastjson only stops at 300 levels.
+		l.tooDeep = append(l.tooDeep, key)
 		return Entry{}, false
 	}
 	obj, _ := v.Object()
@@ -601,7 +623,7 @@ func (l *Loaded) validBlob(ref promptRef) bool {
 	if ref.Version != 1 || ref.Algorithm != "sha256" || len(ref.Hash) != 64 || strings.Trim(ref.Hash, "0123456789abcdef") != "" || ref.Bytes < 0 || ref.Bytes > 512<<10 {
 		return false
 	}
-	data, err := os.ReadFile(l.blobPath(ref.Hash))
+	data, err := safefile.ReadFile(context.Background(), l.blobPath(ref.Hash), 512<<10, "")
 	if err != nil || int64(len(data)) != ref.Bytes {
 		return false
 	}
@@ -610,7 +632,7 @@ func (l *Loaded) validBlob(ref promptRef) bool {
 }
 
 func (l *Loaded) readBlob(hash string) string {
-	data, _ := os.ReadFile(l.blobPath(hash))
+	data, _ := safefile.ReadFile(context.Background(), l.blobPath(hash), 512<<10, "")
 	return string(data)
 }
 
@@ -764,7 +786,7 @@ func structuralFallback(p, realDir string) (string, bool) {
 
 // noMessages is transcriptHasNoMessageRecords for a file already known to be ≤ 4096 bytes.
 func noMessages(path string) bool {
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -182,7 +182,11 @@ type Plan struct {
 	Files          []FileAction // every file decision other than keep
 	Kept           []FileAction // files kept, with why (for --explain)
 	Outside        []Outside
+	Relocated      []Relocated // kept rows whose sessionFile is another root's path (store.relocated-path)
 	Notes          []string
+	// OpenClaw is OpenClaw's own summary when clawdoctor does less than it (see keepSafe):
+	// files of kept rows it would delete, orphans it would delete rather than archive.
+	OpenClaw *Summary
 }
 
 // RemovedKeys returns the keys whose action is not keep.
@@ -486,6 +490,7 @@ func Make(in *Input, opt Options) *Plan {
 		p.Actions = append(p.Actions, a)
 	}
 	p.Files = s.files
+	s.keepSafe(p)
 	var refs map[string]bool
 	if opt.Explain {
 		refs = s.referenced()

@@ -217,12 +217,16 @@ func TestPlan(t *testing.T) {
 				retention.File{Name: "sessions.json.1.0b8e1c2d-1111-4222-8333-444455556667.tmp", Size: 4, ModMs: nowMs() - 4*60_000}),
 			opt:     retention.Options{DryRun: true},
 			entries: map[string]string{},
-			files: map[string]string{"orphan-old.jsonl": "delete", "x.checkpoint.0b8e1c2d-1111-4222-8333-444455556666.jsonl": "delete",
+			// issue 10, scope 2: the orphan transcript is archived (frees nothing), never unlinked
+			files: map[string]string{"orphan-old.jsonl": "archive", "x.checkpoint.0b8e1c2d-1111-4222-8333-444455556666.jsonl": "delete",
 				"y.trajectory-path.json": "delete", "sessions.json.0b8e1c2d-1111-4222-8333-444455556666.tmp": "delete"},
 			check: func(t *testing.T, p *retention.Plan) {
 				a := p.Summary.UnreferencedArtifacts
-				if a.ScannedFiles != 11 || a.RemovedFiles != 4 || a.FreedBytes != 50+70+5+3 {
+				if a.ScannedFiles != 11 || a.RemovedFiles != 4 || a.FreedBytes != 70+5+3 {
 					t.Errorf("sweep summary %+v", a)
+				}
+				if o := p.OpenClaw; o == nil || o.UnreferencedArtifacts.FreedBytes != 50+70+5+3 {
+					t.Errorf("OpenClaw's summary %+v", o)
 				}
 			},
 		},
@@ -284,12 +288,17 @@ func TestPlan(t *testing.T) {
 			m:       config.Maintenance{MaxDiskBytes: "8000", HighWaterBytes: "5000"},
 			opt:     retention.Options{DryRun: true},
 			entries: map[string]string{},
-			files:   map[string]string{"a.jsonl.reset.2026-01-01T00-00-00.000Z": "delete", "orphan.jsonl": "delete"},
+			// issue 10, scope 2: the orphan is archived, not deleted, so it frees nothing;
+			// OpenClaw's own summary (Plan.OpenClaw) deletes it.
+			files: map[string]string{"a.jsonl.reset.2026-01-01T00-00-00.000Z": "delete", "orphan.jsonl": "archive"},
 			check: func(t *testing.T, p *retention.Plan) {
 				b := p.Summary.DiskBudget
 				// files 1000+1000+3000+2000+3000+500 - store 1000 + projected 2+100+2
-				if b == nil || b.TotalBytesBefore != 9604 || b.TotalBytesAfter != 4604 || b.RemovedFiles != 2 || b.FreedBytes != 5000 || !b.OverBudget {
+				if b == nil || b.TotalBytesBefore != 9604 || b.TotalBytesAfter != 6604 || b.RemovedFiles != 2 || b.FreedBytes != 3000 || !b.OverBudget {
 					t.Errorf("budget %+v", b)
+				}
+				if o := p.OpenClaw; o == nil || o.DiskBudget.TotalBytesAfter != 4604 || o.DiskBudget.FreedBytes != 5000 {
+					t.Errorf("OpenClaw's summary %+v", o)
 				}
 			},
 		},

@@ -86,6 +86,15 @@ type RunOptions struct {
 	StateDir string // for the running-gateway check
 	DMScope  string // session.dmScope of the config
 	Force    bool   // write even while a live lock or a gateway shows a writer
+	// FollowSymlinks lets a sessions dir reached through a symlink out of the state dir be
+	// written (--follow-symlinks).
+	FollowSymlinks bool
+	// Preview is set when the run is a dry run only because --enforce was not given; the plan
+	// then says how to apply it.
+	Preview bool
+	// BackupDir, when set, receives a copy of every file the run deletes (and of the old
+	// sessions.json), under the file's name, before it is removed.
+	BackupDir string
 	// SQLite are the settings for a SQLite-era store (ResolveSQLite of the same config);
 	// zero means OpenClaw's defaults.
 	SQLite SQLiteSettings
@@ -134,17 +143,26 @@ func Run(ctx context.Context, t Target, opt RunOptions) (Outcome, error) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%d rows a current gateway drops on load (not objects or unsafe sessionId) are left in place: %s", len(l.Dropped), strings.Join(l.Dropped, ", ")))
 	}
 	if opt.DryRun {
+		if opt.Preview && p.Changes() {
+			p.Notes = append(p.Notes, "dry run: cleanup writes nothing without --enforce; run it again with --enforce to apply this plan")
+		}
 		return out, nil
 	}
 	if !p.Changes() {
 		out.Applied = &Applied{AppliedCount: len(l.Input.Entries)}
 		return out, nil
 	}
-	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force); why != "" {
+	if why := Refusal(l.SessionsDir, opt.StateDir, opt.Now, opt.Force, opt.FollowSymlinks); why != "" {
 		out.Refused = why
 		return out, nil
 	}
-	applied, err := Apply(ctx, l, p, opt.Now)
+	if l.Missing {
+		// Without a store every transcript counts as unreferenced: applying would archive or
+		// delete the whole history of a store that was only lost.
+		out.Refused = fmt.Sprintf("%s does not exist, so every transcript in %s would count as unreferenced; rebuild the store first: clawdoctor repair --rebuild-store %s", l.Input.StorePath, l.SessionsDir, l.SessionsDir)
+		return out, nil
+	}
+	applied, err := ApplyWith(ctx, l, p, ApplyOptions{Now: opt.Now, BackupDir: opt.BackupDir})
 	out.Applied = &applied
 	if errors.Is(err, ErrStoreChanged) {
 		out.Refused = err.Error()

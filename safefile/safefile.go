@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,60 +62,123 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// ReplaceOptions tune ReplaceWith.
+type ReplaceOptions struct {
+	// BeforeRename runs once the temp file is written and fsynced, just before it is renamed
+	// over the target. It may append to tmp (fsyncing what it appends), e.g. the tail a live
+	// writer added meanwhile, or return an error to abandon the replace, leaving the target
+	// unchanged.
+	BeforeRename func(tmp *os.File) error
+}
+
+// TempPrefix and TempSuffix frame the name of every temp file Replace creates beside base:
+// ".<base>.clawdoctor-<pid>-<random>.tmp". The pid lets the next run tell a temp left by a
+// killed process (dead pid) from one a running process is still writing.
+func TempPrefix(base string) string { return "." + base + ".clawdoctor-" }
+
+// TempSuffix ends every temp file name (see TempPrefix).
+const TempSuffix = ".tmp"
+
 // Replace streams fill's output into a temp file beside path, fsyncs it, gives it path's mode
 // (0644 for a new file) and renames it over path, then fsyncs the directory. On any error path
-// is left unchanged and the temp file is removed.
-func Replace(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := writeTemp(path, mode, fill)
+// is left unchanged and the temp file is removed. When path is a symlink its target is
+// replaced and the link stays (dotfile setups link openclaw.json and sessions.json).
+func Replace(path string, fill func(w io.Writer) error) error {
+	return ReplaceWith(path, ReplaceOptions{}, fill)
+}
+
+// ReplaceWith is Replace with options.
+func ReplaceWith(path string, o ReplaceOptions, fill func(w io.Writer) error) error {
+	target, err := WriteTarget(path)
 	if err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, untrack, err := writeTemp(target, mode, o.BeforeRename, fill)
+	if err != nil {
+		return err
+	}
+	defer untrack()
+	if err = os.Rename(tmp, target); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
-	return SyncDir(dir)
+	record("replaced " + target)
+	return SyncDir(filepath.Dir(target))
 }
 
-// writeTemp streams fill's output into a new temp file beside path, gives it mode and fsyncs
-// it, and returns its name. On any error the temp file is removed.
-func writeTemp(path string, mode os.FileMode, fill func(w io.Writer) error) (name string, err error) {
+// writeTemp streams fill's output into a new temp file beside path
+// (".<name>.clawdoctor-<pid>-<random>.tmp"), gives it mode, fsyncs it, runs before (when set)
+// on it, and returns its name. The temp is registered for Abort until untrack is called. On
+// any error the temp file is removed.
+func writeTemp(path string, mode os.FileMode, before func(*os.File) error, fill func(w io.Writer) error) (name string, untrack func(), err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".clawdoctor-*.tmp")
+	tmp, err := os.CreateTemp(dir, fmt.Sprintf("%s%d-*%s", TempPrefix(base), os.Getpid(), TempSuffix))
 	if err != nil {
-		return "", fmt.Errorf("create temp for %s: %w", path, err)
+		return "", nil, fmt.Errorf("create temp for %s: %w", path, err)
 	}
+	tracked := Track(removeQuietly(tmp.Name()))
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			tracked()
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 256<<10)
 	if err = fill(bw); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = bw.Flush(); err != nil {
-		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Chmod(mode); err != nil {
-		return "", fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return "", fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+	}
+	if before != nil {
+		if err = before(tmp); err != nil {
+			return "", nil, err
+		}
 	}
 	if err = tmp.Close(); err != nil {
-		return "", fmt.Errorf("close %s: %w", tmp.Name(), err)
+		return "", nil, fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	return tmp.Name(), nil
+	return tmp.Name(), tracked, nil
+}
+
+// WriteTarget is the file a write to path really changes: path itself, or the target of a
+// symlink at path. The target must be a regular file or not exist yet.
+func WriteTarget(path string) (string, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", fmt.Errorf("%s: symlink to a missing or unreachable file: %w", path, err)
+		}
+		if st, err = os.Stat(real); err != nil {
+			return "", err
+		}
+		path = real
+	}
+	if err := NotRegular(path, st.Mode()); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // WriteFile atomically replaces path with data (see Replace).
@@ -144,15 +208,22 @@ func BackupName(path string, pid int, t time.Time) string {
 }
 
 // Backup keeps the current bytes of path at dst before path is changed: a hard link when
-// possible (free and atomic), else a copy that is fsynced. An existing dst is never
-// overwritten. The directory of dst is fsynced.
+// possible (free and atomic), else a copy written to a temp file beside dst, fsynced, and
+// linked to dst, so a SIGKILL never leaves a partial file under dst's name. An existing dst
+// is never overwritten (an error wrapping os.ErrExist). The directory of dst is fsynced. A
+// symlink at path is followed: the backup holds the bytes of its target.
 func Backup(path, dst string) error {
+	path, err := WriteTarget(path) // the bytes, not a symlink to them
+	if err != nil {
+		return err
+	}
 	if err := os.Link(path, dst); err == nil {
+		record("backup " + dst)
 		return SyncDir(filepath.Dir(dst))
 	} else if errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
-	src, err := os.Open(path)
+	src, err := Open(path)
 	if err != nil {
 		return err
 	}
@@ -161,23 +232,27 @@ func Backup(path, dst string) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+	tmp, untrack, err := writeTemp(dst, st.Mode().Perm(), nil, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
-	if _, err := io.Copy(out, src); err != nil {
-		out.Close()
-		os.Remove(dst)
+	defer untrack()
+	defer os.Remove(tmp)    // after the link, dst keeps the bytes
+	err = os.Link(tmp, dst) // fails rather than overwrite
+	if err != nil && !errors.Is(err, os.ErrExist) {
+		// a file system without hard links (FAT, some network mounts): rename, after
+		// checking that the name is free
+		if _, lerr := os.Lstat(dst); errors.Is(lerr, os.ErrNotExist) {
+			err = os.Rename(tmp, dst)
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("backup %s: %w", dst, err)
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return fmt.Errorf("backup %s: %w", dst, err)
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
+	record("backup " + dst)
 	return SyncDir(filepath.Dir(dst))
 }
 
@@ -190,6 +265,7 @@ func Rename(oldpath, newpath string) error {
 	if err := os.Rename(oldpath, newpath); err != nil {
 		return err
 	}
+	record("renamed " + oldpath + " to " + newpath)
 	if err := SyncDir(filepath.Dir(newpath)); err != nil {
 		return err
 	}
@@ -204,6 +280,7 @@ func Remove(path string) error {
 	if err := os.Remove(path); err != nil {
 		return err
 	}
+	record("removed " + path)
 	return SyncDir(filepath.Dir(path))
 }
 
@@ -216,10 +293,11 @@ func Create(path string, perm os.FileMode, fill func(w io.Writer) error) error {
 	if _, err := os.Lstat(path); err == nil {
 		return fmt.Errorf("create %s: %w", path, os.ErrExist)
 	}
-	tmp, err := writeTemp(path, perm, fill)
+	tmp, untrack, err := writeTemp(path, perm, nil, fill)
 	if err != nil {
 		return err
 	}
+	defer untrack()
 	defer os.Remove(tmp)
 	if err = os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {

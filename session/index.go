@@ -191,6 +191,7 @@ func lookupName(table []string, c uint8) string {
 // BuildIndex reads a transcript from r and indexes its entries. name is used in errors only.
 // Bad lines become Problems; they never stop the index.
 func BuildIndex(ctx context.Context, r io.Reader, name string, opts IndexOptions) (*Index, error) {
+	r = jsonl.ContextReader(ctx, r)
 	valid := opts.Valid
 	if valid == nil {
 		valid = jsonl.Valid
@@ -741,6 +742,7 @@ func (x *Index) ReadEntries(ra io.ReaderAt, idx []int) ([]*Entry, error) {
 // decompressed bytes, so compressed files work) and calls fn for each wanted entry, in file
 // order. Memory stays bounded by the line cap, whatever the number of wanted entries.
 func (x *Index) StreamEntries(ctx context.Context, r io.Reader, want []int, fn func(i int, e *Entry) error) error {
+	r = jsonl.ContextReader(ctx, r)
 	sorted := slices.Clone(want)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)

@@ -62,7 +62,7 @@ var ErrStop = errors.New("stop scan")
 // dropped silently, and never end the scan. name is used in errors only. Memory is bounded by
 // the line cap. fn's error ends the scan and is returned (ErrStop ends it with nil).
 func Scan(ctx context.Context, r io.Reader, name string, opts ScanOptions, fn func(Item) error) error {
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: opts.MaxLine})
+	rd := jsonl.NewReader(jsonl.ContextReader(ctx, r), jsonl.Options{MaxLine: opts.MaxLine})
 	sawParsed := false // a line parsed as JSON: the header slot is taken
 	for n := 0; ; n++ {
 		if n%4096 == 0 {

@@ -116,6 +116,19 @@ type AgentStats struct {
 	NewestUpdate time.Time `json:"newest_update,omitzero"`
 	OldestMtime  time.Time `json:"oldest_mtime,omitzero"`
 	NewestMtime  time.Time `json:"newest_mtime,omitzero"`
+	// Unreadable lists what could not be read ("path: why"): the counts above leave it out,
+	// so the inventory is partial.
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// Partial reports whether some agent had something that could not be read.
+func (s *Stats) Partial() bool {
+	for _, a := range s.Agents {
+		if len(a.Unreadable) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Stats is the inventory of several sessions dirs.
@@ -150,13 +163,15 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 	// List every dir first so the progress total is known once.
 	listings := make([]Listing, len(targets))
 	var total int64
+	unreadable := make([][]string, len(targets))
 	for i, t := range targets {
 		l, err := List(t.SessionsDir)
 		if errIsMissingDir(err) {
 			l, err = Listing{Dir: t.SessionsDir}, nil // a configured agent that never ran
 		}
 		if err != nil {
-			return s, err
+			// an unreadable sessions dir is reported, never counted as empty
+			l, unreadable[i] = Listing{Dir: t.SessionsDir}, []string{err.Error()}
 		}
 		listings[i] = l
 		for _, f := range l.Files {
@@ -169,6 +184,7 @@ func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progr
 		if err != nil {
 			return s, err
 		}
+		a.Unreadable = append(unreadable[i], a.Unreadable...)
 		s.Agents = append(s.Agents, a)
 	}
 	return s, nil
@@ -190,8 +206,8 @@ func inventoryOne(ctx context.Context, t Target, l Listing, opts StatsOptions, c
 		switch {
 		case errors.Is(err, ErrCorrupt):
 			a.Store.Corrupt = err.Error()
-		case err != nil:
-			return a, err
+		case err != nil: // a directory or FIFO under its name, no permission, over the cap
+			a.Unreadable = append(a.Unreadable, err.Error())
 		default:
 			st = loaded
 			a.Store.Canonical = st.Canonical()

@@ -21,7 +21,7 @@ const (
 	KindBakArchive        Kind = "bak-archive"        // <file>.bak.<ts>[.zst]
 	KindStoreBackup       Kind = "store-backup"       // sessions.json.bak.<epochMs> (phase A rotation)
 	KindRepairBackup      Kind = "repair-backup"      // <file>.bak-<pid>-<ms> (transcript hygiene, clawdoctor)
-	KindRepairTemp        Kind = "repair-temp"        // <file>.repair-<pid>-<ms>.tmp, .<file>.clawdoctor-*.tmp
+	KindRepairTemp        Kind = "repair-temp"        // <file>.repair-<pid>-<ms>.tmp, .<file>.clawdoctor-[<pid>-]*.tmp
 	KindCheckpoint        Kind = "checkpoint"         // <sessionId>.checkpoint.<uuid>.jsonl
 	KindTrajectory        Kind = "trajectory"         // <base>.trajectory.jsonl
 	KindTrajectoryPointer Kind = "trajectory-pointer" // <base>.trajectory-path.json
@@ -84,7 +84,7 @@ var (
 	reStoreTemp   = regexp.MustCompile(`^sessions\.json\.(?:(\d+)\.)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.tmp$`)
 	reRepairBak   = regexp.MustCompile(`^(.+)\.bak-(\d+)-(\d+)$`)
 	reRepairTmp   = regexp.MustCompile(`^(.+)\.repair-(\d+)-(\d+)\.tmp$`)
-	reOwnTemp     = regexp.MustCompile(`^\.(.+)\.clawdoctor-[^/]*\.tmp$`)
+	reOwnTemp     = regexp.MustCompile(`^\.(.+)\.clawdoctor-(?:(\d+)-)?[^/]*\.tmp$`)
 	reCheckpoint  = regexp.MustCompile(`^(.+)\.checkpoint\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
 	reTopic       = regexp.MustCompile(`^(.+?)-topic-(.+)\.jsonl$`)
 	reBlob        = regexp.MustCompile(`^skills-prompts/sha256/([0-9a-f]{2})/([0-9a-f]{64})\.txt$`)
@@ -141,7 +141,7 @@ func Classify(name string) Name {
 	}
 	if strings.Contains(name, ".clawdoctor-") {
 		if m := reOwnTemp.FindStringSubmatch(name); m != nil {
-			return Name{Kind: KindRepairTemp, Base: m[1]}
+			return Name{Kind: KindRepairTemp, Base: m[1], PID: atoi(m[2])}
 		}
 	}
 	if n, ok := classifyArchive(name); ok {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 // ErrLocked is returned when a file is held by a live OpenClaw write lock.
@@ -80,6 +82,9 @@ type Lock struct {
 	Reasons []string `json:"reasons,omitempty"`
 	// Note explains a decision that is not a reason (e.g. a fresh payload-less lock).
 	Note string `json:"note,omitempty"`
+	// Bad says why the lock file is unusable (not a regular file): OpenClaw can neither take
+	// nor release it, so it counts as held until a person removes it (see ErrBadLock).
+	Bad string `json:"bad,omitempty"`
 }
 
 // InspectLock decides whether a lock with this payload is stale, with OpenClaw's reasons
@@ -206,10 +211,10 @@ func positiveInt(raw json.RawMessage) (int64, bool) {
 func InspectLockFile(path string, opts LockOptions) (Lock, error) {
 	if st, err := os.Lstat(path); err != nil {
 		return Lock{}, err
-	} else if !st.Mode().IsRegular() {
-		return Lock{}, fmt.Errorf("%s: not a regular file", path)
+	} else if err := safefile.NotRegular(path, st.Mode()); err != nil {
+		return Lock{}, err
 	}
-	f, err := os.Open(path)
+	f, err := safefile.Open(path)
 	if err != nil {
 		return Lock{}, err
 	}

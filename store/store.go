@@ -7,6 +7,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,26 +67,22 @@ func Parse(data []byte, name string) (*Store, error) {
 	return &Store{obj: obj, orig: data}, nil
 }
 
-// Read parses a sessions.json from r.
+// Read parses a sessions.json from r, reading at most MaxStoreBytes.
 func Read(r io.Reader, name string) (*Store, error) {
-	data, err := io.ReadAll(r)
+	data, err := safefile.ReadAll(context.Background(), r, name, MaxStoreBytes, MaxStoreFlag, 0)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, err
 	}
 	return Parse(data, name)
 }
 
-// Load reads the sessions.json at path. A missing file is an empty store with Missing set.
+// Load reads the sessions.json at path (within MaxStoreBytes; see ReadStoreFile). A missing
+// file is an empty store with Missing set.
 func Load(path string) (*Store, error) {
-	// Stat first: opening a FIFO planted under the store's name would block.
-	if st, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	f, err := safefile.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return New(), nil
-	} else if err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -94,15 +91,14 @@ func Load(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+	if st.Size() > MaxStoreBytes {
+		return nil, &safefile.SizeError{Path: path, Size: st.Size(), Limit: MaxStoreBytes, Flag: MaxStoreFlag}
 	}
-	// Read into a buffer of the file's size (+1 to see EOF) instead of ReadAll's doublings.
-	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+1))
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	data, err := safefile.ReadAll(context.Background(), f, path, MaxStoreBytes, MaxStoreFlag, st.Size())
+	if err != nil {
+		return nil, err
 	}
-	s, err := Parse(buf.Bytes(), path)
+	s, err := Parse(data, path)
 	if err != nil {
 		return nil, err
 	}
@@ -203,35 +199,32 @@ func (s *Store) Marshal() ([]byte, error) {
 	return s.obj.MarshalJS("  ")
 }
 
-// WriteFile writes the store to path, refusing when the agent is in the SQLite era
-// (ErrSQLiteEra), when a live sessions.json.lock is present, or when the file changed on
-// disk since it was loaded (ErrChanged). The current file is first kept as
-// "sessions.json.bak-<pid>-<ms>" (safefile.Backup); the write is atomic (safefile). The
-// backup path is returned ("" when there was no file).
+// WriteFile writes the store to path, refusing what CheckWrite refuses (the SQLite era, a
+// sessions dir reached through a symlink out of the state dir, a live lock, a running
+// gateway) and a file that changed on disk since it was loaded (ErrChanged). The current file
+// is first kept as "sessions.json.bak-<pid>-<ms>" (safefile.Backup); the write is atomic
+// (safefile). A symlinked sessions.json stays a symlink: its target is backed up and replaced.
+// The backup path is returned ("" when there was no file).
 func (s *Store) WriteFile(path string, now time.Time) (backup string, err error) {
-	dir := filepath.Dir(path)
-	if err := CheckJSONEra(dir); err != nil {
+	if err := CheckWrite(WriteScope{SessionsDir: filepath.Dir(path), Now: now}); err != nil {
 		return "", err
-	}
-	lock := filepath.Join(dir, "sessions.json.lock")
-	if st, err := InspectLockFile(lock, LockOptions{Now: now, Store: true}); err == nil && !st.Stale {
-		return "", fmt.Errorf("%s: %w (pid %d)", lock, ErrLocked, st.PID)
 	}
 	data, err := s.Marshal()
 	if err != nil {
 		return "", err
 	}
-	st, statErr := os.Lstat(path)
+	target, err := safefile.WriteTarget(path)
+	if err != nil {
+		return "", err
+	}
+	st, statErr := os.Stat(target)
 	switch {
 	case statErr == nil:
-		if !s.Missing && (st.Size() != s.Size || !st.ModTime().Equal(s.ModTime)) {
-			return "", fmt.Errorf("%s: %w", path, ErrChanged)
-		}
 		if s.Missing {
 			return "", fmt.Errorf("%s: %w (it did not exist when read)", path, ErrChanged)
 		}
-		if !st.Mode().IsRegular() {
-			return "", fmt.Errorf("%s: not a regular file, refusing to replace it", path)
+		if st.Size() != s.Size || !st.ModTime().Equal(s.ModTime) {
+			return "", fmt.Errorf("%s: %w", path, ErrChanged)
 		}
 		backup = safefile.BackupName(path, os.Getpid(), now)
 		if err := safefile.Backup(path, backup); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/session"
 )
 
@@ -150,7 +150,7 @@ func ownModel(idx *session.Index, path string) (Target, bool) {
 		if nd.Type != session.TypeMessage || nd.Role != session.RoleAssistant {
 			continue
 		}
-		f, err := os.Open(path)
+		f, err := safefile.Open(path)
 		if err != nil {
 			return Target{}, false
 		}

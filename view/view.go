@@ -250,7 +250,7 @@ func checkOutput(out string) error {
 
 // ours reports whether the file at p starts like one of our pages.
 func ours(p string) bool {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p) // a FIFO under the output name must not block
 	if err != nil {
 		return false
 	}
