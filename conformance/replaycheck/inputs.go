@@ -102,7 +102,8 @@ func transcriptName(n string) bool {
 }
 
 // PathInputs are the transcripts given on the command line: files, or every transcript under
-// a directory. A path that does not exist is an error.
+// a directory, keyed by their path (white space as _, so a key stays one field). A path that
+// does not exist is an error.
 func PathInputs(paths []string) ([]Input, error) {
 	var out []Input
 	for _, p := range paths {
@@ -115,12 +116,13 @@ func PathInputs(paths []string) ([]Input, error) {
 			return nil, err
 		}
 		if !st.IsDir() {
-			out = append(out, Input{Key: "path/" + shortHash(abs), File: abs})
+			out = append(out, Input{Key: pathKey(p), File: abs})
 			continue
 		}
 		err = filepath.WalkDir(abs, func(f string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && transcriptName(d.Name()) {
-				out = append(out, Input{Key: "path/" + shortHash(f), File: f})
+				rel, _ := filepath.Rel(abs, f)
+				out = append(out, Input{Key: pathKey(filepath.Join(p, rel)), File: f})
 			}
 			return err
 		})
@@ -132,6 +134,10 @@ func PathInputs(paths []string) ([]Input, error) {
 		return nil, fmt.Errorf("no transcript in %s", strings.Join(paths, " "))
 	}
 	return out, nil
+}
+
+func pathKey(p string) string {
+	return "path/" + strings.Join(strings.Fields(filepath.ToSlash(p)), "_")
 }
 
 // ReadData returns the input's bytes.

@@ -60,6 +60,10 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 	if retry {
 		return retryMain(ctx, ref, *golden, stdout, stderr)
 	}
+	if *golden && fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: --golden records the golden input sets, not PATHs\n", engine)
+		return 2
+	}
 	var inputs []Input
 	switch {
 	case fs.NArg() > 0:
