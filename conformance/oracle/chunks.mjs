@@ -6,8 +6,9 @@
 //   const repair = await find("repairSessionFileIfNeeded");
 //
 // OPENCLAW_REF_PKG (set by ../shared/tools/openclaw-reference --node) names the package folder.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const pkg = process.env.OPENCLAW_REF_PKG;
@@ -18,11 +19,17 @@ const dist = join(pkg, "dist");
 
 let index; // export name -> [{file, alias}]
 
+// foreign reports files that are not part of the release as published: patched copies some
+// drivers write next to the chunks (__clawdoctor__*.js) must never stand in for the real code.
+function foreign(name) {
+  return name.startsWith("__clawdoctor__");
+}
+
 function buildIndex() {
   index = new Map();
   const exportRe = /export\s*\{([^}]*)\}/g;
   for (const name of readdirSync(dist)) {
-    if (!name.endsWith(".js")) continue;
+    if (!name.endsWith(".js") || foreign(name)) continue;
     const text = readFileSync(join(dist, name), "utf8");
     for (const m of text.matchAll(exportRe)) {
       for (const part of m[1].split(",")) {
@@ -69,4 +76,50 @@ export async function findAll(...names) {
   const out = {};
   for (const n of names) out[n] = await find(n);
   return out;
+}
+
+/**
+ * findFunction returns the function a release exports as name (like find) or, when no chunk
+ * exports it (older releases inline some helpers into several chunks: 2026.3.13 never exports
+ * repairSessionFileIfNeeded), the real function text taken from the `//#region` of the first
+ * chunk that defines it, evaluated in a module with that chunk's imports. Only helpers whose
+ * region needs nothing but the chunk's imports work this way; others throw a ReferenceError
+ * when called, never a silent substitute.
+ */
+export async function findFunction(name) {
+  if (has(name)) return find(name);
+  const def = new RegExp(`^(?:async )?function\\*? ${name}\\(`, "m");
+  for (const file of chunkFiles(dist)) {
+    const text = readFileSync(file, "utf8");
+    const m = def.exec(text);
+    if (!m) continue;
+    const start = text.lastIndexOf("//#region ", m.index);
+    const end = text.indexOf("//#endregion", m.index);
+    if (start < 0 || end < 0) continue;
+    const imports = (text.match(/^import .*;$/gm) ?? []).map((line) =>
+      line.replace(/from "(\.\.?\/[^"]+)"|^import "(\.\.?\/[^"]+)"/, (all, a, b) => {
+        const url = pathToFileURL(join(dirname(file), a ?? b)).href;
+        return a ? `from "${url}"` : `import "${url}"`;
+      }),
+    );
+    const src = `${imports.join("\n")}\n${text.slice(start, end)}\nexport { ${name} };\n`;
+    const dir = mkdtempSync(join(tmpdir(), "chunks-"));
+    const mod = join(dir, `${name}.mjs`);
+    writeFileSync(mod, src);
+    try {
+      return (await import(pathToFileURL(mod).href))[name];
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  throw new Error(`openclaw ${version()} neither exports nor defines ${name}`);
+}
+
+function chunkFiles(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isDirectory()) out.push(...chunkFiles(join(dir, e.name)));
+    else if (e.name.endsWith(".js") && !foreign(e.name)) out.push(join(dir, e.name));
+  }
+  return out.sort();
 }

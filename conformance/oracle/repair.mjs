@@ -1,0 +1,100 @@
+// repair.mjs runs the real OpenClaw repairSessionFileIfNeeded on many transcripts in one Node
+// process (start-up costs about 1.5 s, one repair about a millisecond).
+//
+//   openclaw-reference --node conformance/oracle/repair.mjs < requests.jsonl > answers.jsonl
+//
+// Each request is one JSON line:
+//   {"id":N,"data":"<base64 of the transcript bytes>","now":<ms since epoch>}
+//     → {"id":N,"result":<what repairSessionFileIfNeeded returned>,"out":"<base64>"|null}
+//       out is the file's bytes after the call, null when the call left them unchanged.
+//   {"id":N,"op":"canon","data":"<base64>"}
+//     → {"id":N,"lines":[{"s":JSON.stringify(JSON.parse(line))}|{"blank":true}|{"err":true}]}
+//       per line of data split as the repair splits it (/\r?\n/), so the Go side can check its
+//       model of JSON.parse + JSON.stringify against V8's.
+//   {"id":N,"op":"version"} → {"id":N,"version":"2026.6.11"}
+// The clock (Date, Date.now) is pinned to each request's "now" and randomUUID counts up from
+// 00000000-0000-4000-8000-000000000001 per request, so synthetic entries are reproducible;
+// the Go side still normalises their ids.
+import crypto from "node:crypto";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
+const RealDate = Date;
+class FixedDate extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(fixedNow);
+    else super(...args);
+  }
+  static now() {
+    return fixedNow;
+  }
+}
+globalThis.Date = FixedDate;
+
+let uuidCounter = 0;
+crypto.randomUUID = () => `00000000-0000-4000-8000-${(++uuidCounter).toString(16).padStart(12, "0")}`;
+syncBuiltinESMExports();
+
+// Imported after the patches so the chunk's `import { randomUUID } from "node:crypto"` sees them.
+const { findFunction, version } = await import("./chunks.mjs");
+const repair = await findFunction("repairSessionFileIfNeeded");
+
+const work = await mkdtemp(join(tmpdir(), "oracle-repair-"));
+let seq = 0;
+
+async function repairOne(req) {
+  const data = Buffer.from(req.data, "base64");
+  fixedNow = typeof req.now === "number" ? req.now : fixedNow;
+  uuidCounter = 0;
+  const file = join(work, `s${++seq}.jsonl`);
+  await writeFile(file, data);
+  const warnings = [];
+  let result;
+  try {
+    result = await repair({ sessionFile: file, warn: (m) => warnings.push(m) });
+  } finally {
+    // keep going on a throw: the answer says so
+  }
+  const after = await readFile(file);
+  await rm(file, { force: true });
+  if (result && result.backupPath) await rm(result.backupPath, { force: true });
+  if (result) {
+    delete result.validatedSnapshot; // dev/ino/mtime of a temp file: noise
+    delete result.backupPath;
+  }
+  return { result, warnings, out: after.equals(data) ? null : after.toString("base64") };
+}
+
+function canon(req) {
+  const text = Buffer.from(req.data, "base64").toString("utf8");
+  return {
+    lines: text.split(/\r?\n/).map((line) => {
+      if (!line.trim()) return { blank: true };
+      try {
+        return { s: JSON.stringify(JSON.parse(line)) };
+      } catch {
+        return { err: true };
+      }
+    }),
+  };
+}
+
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+for await (const line of rl) {
+  if (!line.trim()) continue;
+  const req = JSON.parse(line);
+  let ans;
+  try {
+    if (req.op === "canon") ans = canon(req);
+    else if (req.op === "version") ans = { version: version() };
+    else ans = await repairOne(req);
+  } catch (err) {
+    ans = { error: String(err?.stack ?? err) };
+  }
+  process.stdout.write(`${JSON.stringify({ id: req.id, ...ans })}\n`);
+}
+await rm(work, { recursive: true, force: true });
