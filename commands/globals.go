@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/openclaw"
 )
 
 // Globals are the flags every command understands.
@@ -19,6 +21,9 @@ type Globals struct {
 	JSON       bool      // --json
 	Now        time.Time // --now, or the clock
 	NoProgress bool      // --no-progress
+	// OpenClaw is the release whose behaviour to follow: --openclaw-version, else the one the
+	// state dir's config says last wrote it, else openclaw.Default.
+	OpenClaw openclaw.Selection
 }
 
 func globalFlags() []cli.Flag {
@@ -29,6 +34,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 		&cli.StringFlag{Name: "now", Usage: "fixed clock for reproducible runs (RFC3339, e.g. 2026-05-05T12:00:00Z)"},
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show a progress bar"},
+		&cli.StringFlag{Name: "openclaw-version", Usage: "OpenClaw release to follow (default: meta.lastTouchedVersion of the state dir's openclaw.json, else " + openclaw.DefaultVersion + ")"},
 	}
 }
 
@@ -83,6 +89,11 @@ func globals(c *cli.Context) (Globals, error) {
 		g.Now = t
 	}
 	g.StateDir = ResolveStateDir(globalString(c, "state-dir"), os.Getenv, os.UserHomeDir, exists)
+	sel, err := openclaw.Select(globalString(c, "openclaw-version"), g.StateDir, os.Getenv)
+	if err != nil {
+		return g, &usageError{msg: "--openclaw-version: " + err.Error(), hint: "clawdoctor --openclaw-version " + openclaw.DefaultVersion + " repair --dry-run"}
+	}
+	g.OpenClaw = sel
 	return g, nil
 }
 

@@ -103,6 +103,10 @@ func appendStringToken(dst, tok []byte, _ *[]uint16) []byte {
 	return append(dst, '"')
 }
 
+// QuoteToken returns tok, a valid JSON string token, as JSON.stringify(JSON.parse(tok)) writes
+// it (escapes as JavaScript writes them, invalid UTF-8 as U+FFFD).
+func QuoteToken(tok []byte) []byte { return appendStringToken(nil, tok, nil) }
+
 // appendJSQuotedUnits escapes code units JS-style without the surrounding quotes.
 func appendJSQuotedUnits(dst []byte, units []uint16) []byte {
 	q := appendJSQuoted(nil, units)

@@ -60,6 +60,18 @@ func MustParse(s string) Release {
 
 func (r Release) String() string { return fmt.Sprintf("%d.%d.%d%s", r.Year, r.Month, r.Day, r.Pre) }
 
+// MarshalText writes r as its version string (JSON output).
+func (r Release) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a version string.
+func (r *Release) UnmarshalText(b []byte) error {
+	v, err := Parse(string(b))
+	if err == nil {
+		*r = v
+	}
+	return err
+}
+
 // Compare orders releases: -1 when r is older than o, 0 when equal, 1 when newer. A pre-release
 // comes before its stable release.
 func (r Release) Compare(o Release) int {

@@ -9,9 +9,9 @@ import (
 
 // Selection is the release an engine follows and why.
 type Selection struct {
-	Release Release
-	Source  string // "--openclaw-version", "<config path> meta.lastTouchedVersion" or "default"
-	Note    string // set when the release is not verified: which verified release it behaves as
+	Release Release `json:"release"`
+	Source  string  `json:"source"`         // "--openclaw-version", "<config path> meta.lastTouchedVersion" or "default"
+	Note    string  `json:"note,omitempty"` // set when the release is not verified: which verified release it behaves as
 }
 
 // Describe is one line for reports: "2026.6.11 (from /x/openclaw.json meta.lastTouchedVersion)".

@@ -31,7 +31,7 @@ func TestFixtures(t *testing.T) {
 		"utf8_bom.jsonl":                {status: StatusRepaired, counts: Counts{SalvagedLines: 1}},
 		"crlf.jsonl":                    {status: StatusClean},
 		"lone_cr.jsonl":                 {status: StatusRepaired, counts: Counts{SalvagedLines: -1}},
-		"nul_run.jsonl":                 {status: StatusRepaired},
+		"nul_run.jsonl":                 {status: StatusRepaired, counts: Counts{DroppedLines: 1}},
 		"glued_objects.jsonl":           {status: StatusRepaired, counts: Counts{SalvagedLines: 2}},
 		"torn_then_complete.jsonl":      {status: StatusRepaired, counts: Counts{DroppedLines: 1, SalvagedLines: 1}},
 		"invalid_utf8.jsonl":            {status: StatusClean, note: "invalid UTF-8"},

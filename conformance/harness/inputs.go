@@ -110,10 +110,12 @@ func Collect(ctx context.Context, s Sets) ([]Input, error) {
 		}
 	}
 	if s.Matrix > 0 || s.Mutations > 0 {
-		rounds := max(s.Matrix, 1)
-		for _, b := range mutate.Matrix(s.Seed, rounds) {
+		// Mutations start from round 0 only, so a mutation set does not depend on --matrix.
+		for _, b := range mutate.Matrix(s.Seed, max(s.Matrix, 1)) {
 			in := Input{Set: "matrix", Name: b.Name, Data: b.Data}
-			bases = append(bases, in)
+			if strings.HasSuffix(b.Name, "/0") {
+				bases = append(bases, in)
+			}
 			if s.Matrix > 0 {
 				out = append(out, in)
 			}

@@ -43,6 +43,9 @@ func Canon(line string) (string, error) {
 	return string(out), nil
 }
 
+// Blank reports whether !line.trim() holds in JavaScript (session.IsBlank).
+func Blank(line string) bool { return session.IsBlank(line) }
+
 // File is the text OpenClaw's repair would write for data if it rewrote every line it keeps:
 // decoded, split, blank lines (JavaScript trim) skipped, each line
 // JSON.stringify(JSON.parse(line)), joined with "\n" plus a final "\n". A line JSON.parse
@@ -50,7 +53,7 @@ func Canon(line string) (string, error) {
 func File(data []byte) string {
 	var out strings.Builder
 	for _, l := range Lines(Decode(data)) {
-		if session.IsBlank(l) {
+		if Blank(l) {
 			continue
 		}
 		c, err := Canon(l)

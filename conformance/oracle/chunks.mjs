@@ -8,7 +8,8 @@
 // OPENCLAW_REF_PKG (set by ../shared/tools/openclaw-reference --node) names the package folder.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { registerHooks } from "node:module";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const pkg = process.env.OPENCLAW_REF_PKG;
@@ -82,7 +83,8 @@ export async function findAll(...names) {
  * findFunction returns the function a release exports as name (like find) or, when no chunk
  * exports it (older releases inline some helpers into several chunks: 2026.3.13 never exports
  * repairSessionFileIfNeeded), the real function text taken from the `//#region` of the first
- * chunk that defines it, evaluated in a module with that chunk's imports. Only helpers whose
+ * chunk that defines it, evaluated in a module with that chunk's imports (resolved from the
+ * chunk's own location). Only helpers whose
  * region needs nothing but the chunk's imports work this way; others throw a ReferenceError
  * when called, never a silent substitute.
  */
@@ -96,16 +98,12 @@ export async function findFunction(name) {
     const start = text.lastIndexOf("//#region ", m.index);
     const end = text.indexOf("//#endregion", m.index);
     if (start < 0 || end < 0) continue;
-    const imports = (text.match(/^import .*;$/gm) ?? []).map((line) =>
-      line.replace(/from "(\.\.?\/[^"]+)"|^import "(\.\.?\/[^"]+)"/, (all, a, b) => {
-        const url = pathToFileURL(join(dirname(file), a ?? b)).href;
-        return a ? `from "${url}"` : `import "${url}"`;
-      }),
-    );
+    const imports = text.match(/^import .*;$/gm) ?? [];
     const src = `${imports.join("\n")}\n${text.slice(start, end)}\nexport { ${name} };\n`;
     const dir = mkdtempSync(join(tmpdir(), "chunks-"));
     const mod = join(dir, `${name}.mjs`);
     writeFileSync(mod, src);
+    resolveAs(pathToFileURL(mod).href, pathToFileURL(file).href);
     try {
       return (await import(pathToFileURL(mod).href))[name];
     } finally {
@@ -113,6 +111,22 @@ export async function findFunction(name) {
     }
   }
   throw new Error(`openclaw ${version()} neither exports nor defines ${name}`);
+}
+
+// The module made from a region resolves its imports (relative chunks and bare packages) as
+// the chunk it came from does.
+const resolveFrom = new Map();
+let hooked = false;
+function resolveAs(url, chunkURL) {
+  resolveFrom.set(url, chunkURL);
+  if (hooked) return;
+  hooked = true;
+  registerHooks({
+    resolve(specifier, context, next) {
+      const parent = resolveFrom.get(context.parentURL);
+      return next(specifier, parent ? { ...context, parentURL: parent } : context);
+    },
+  });
 }
 
 function chunkFiles(dir) {
