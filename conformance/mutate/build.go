@@ -103,13 +103,13 @@ func writeValue(b *bytes.Buffer, v any) {
 // Builder writes one transcript: a header, then entries chained by parentId, with a clock
 // that moves forward. The zero value is not usable; use NewBuilder.
 type Builder struct {
-	rng   *rand.Rand
-	lines [][]byte
-	ids   []string // ids of the entries written, in order
-	tip   string   // parent of the next entry ("" = null)
-	ms    int64
-	n     int
-	calls int
+	rng    *rand.Rand
+	lines  [][]byte
+	ids    []string // ids of the entries written, in order
+	tip    string   // parent of the next entry ("" = null)
+	ms     int64
+	n      int
+	calls  int
 	key    uint32
 	reused []string // tool-call ids written so far, for reused-id variants
 	Prov   Provider
