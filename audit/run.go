@@ -139,8 +139,11 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			}
 		}
 		if era := store.DetectEra(d.dir); era.SQLite {
-			add(newFinding("store.sqlite-era", d.dir, 0, "", "this agent's sessions live in SQLite (OpenClaw 2026.8+; found "+strings.Join(era.Evidence, ", ")+"): these JSONL files may be stale copies and clawdoctor refuses to write them. Use openclaw doctor --session-sqlite inspect",
-				map[string]any{"evidence": era.Evidence}))
+			msg := "this agent's sessions live in SQLite (OpenClaw 2026.8+; " + strings.Join(era.Evidence, ", ") + "): these JSONL files may be stale copies and clawdoctor refuses to write them. Use openclaw doctor --session-sqlite inspect"
+			if era.HalfMigrated {
+				msg = "half-migrated: " + strings.Join(era.Legacy, ", ") + " remain beside the SQLite database (" + strings.Join(era.Evidence, ", ") + "), which is what OpenClaw 2026.8+ reads; clawdoctor refuses to write them. Run " + store.HalfMigratedHint
+			}
+			add(newFinding("store.sqlite-era", d.dir, 0, "", msg, map[string]any{"evidence": era.Evidence, "halfMigrated": era.HalfMigrated, "legacy": era.Legacy}))
 		}
 		for _, l := range d.locks {
 			checkLock(filepath.Join(d.dir, l), opts.Now, add)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/fixtures"
 )
 
 var now = time.Date(2026, 5, 5, 12, 0, 0, 0, time.UTC)
@@ -136,15 +137,22 @@ func TestSQLiteEra(t *testing.T) {
 	if len(byRule(runDir(t, dir), "store.sqlite-era")) != 0 {
 		t.Fatal("fired without a database")
 	}
-	db := filepath.Join(filepath.Dir(dir), "agent", "openclaw-agent.sqlite")
-	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+	agent := filepath.Join(filepath.Dir(dir), "agent")
+	// A real 2026.6.11 agent database (schema 1, auth and memory only) is no evidence.
+	if err := fixtures.WriteAgentDB(fixtures.JSONL611, agent); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(db, []byte("SQLite format 3\x00"), 0o644); err != nil {
+	if len(byRule(runDir(t, dir), "store.sqlite-era")) != 0 {
+		t.Fatal("fired with a 2026.6.11 agent database")
+	}
+	if err := os.RemoveAll(agent); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixtures.WriteAgentDB(fixtures.SQLite96, agent); err != nil {
 		t.Fatal(err)
 	}
 	if len(byRule(runDir(t, dir), "store.sqlite-era")) != 1 {
-		t.Fatal("did not fire with agent/openclaw-agent.sqlite")
+		t.Fatal("did not fire with a 2026.9.6 agent database")
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/clawdoctor/clawdoctor/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and testscript expectations")
@@ -56,6 +58,22 @@ func TestScripts(t *testing.T) {
 				}
 				payload := fmt.Sprintf("{\n  \"pid\": %d,\n  \"createdAt\": %q\n}", os.Getpid(), scriptNow.Add(-time.Minute).Format("2006-01-02T15:04:05.000Z"))
 				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(payload), 0o644))
+			},
+			// realstate NAME DIR extracts a real state dir of fixtures/sqlite (made by real
+			// OpenClaw releases, see fixtures/sqlite/make.sh).
+			"realstate": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: realstate NAME DIR")
+				}
+				ts.Check(fixtures.WriteRealState(args[0], ts.MkAbs(args[1])))
+			},
+			// agentdb NAME AGENTDIR writes the real agent database of state NAME into
+			// AGENTDIR (e.g. st/agents/main/agent), making that agent SQLite era.
+			"agentdb": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: agentdb NAME AGENTDIR")
+				}
+				ts.Check(fixtures.WriteAgentDB(args[0], ts.MkAbs(args[1])))
 			},
 			// age DAYS FILE... sets the files' mtime to DAYS days before the script clock.
 			"age": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -66,6 +66,14 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 			if err != nil {
 				return nil, err
 			}
+			if a.sqlite != "" {
+				// OpenClaw 2026.8+ keeps sessions in SQLite and never reads a .jsonl.lock:
+				// import leaves the old ones in sessions/. Nothing to fix, nothing blocked.
+				out = append(out, Problem{Check: lockCheck(ls), Severity: "info", Agent: a.id, Path: f.path, Bytes: f.size, Gate: GateNone,
+					Message:  fmt.Sprintf("a JSONL-era lock file (%s) left in sessions/ of a SQLite-era agent: OpenClaw 2026.8+ does not use it, so it blocks nothing; clawdoctor never writes this agent (delete it by hand if you like)", lockState(ls)),
+					Evidence: map[string]any{"pid": ls.PID, "reasons": ls.Reasons}})
+				continue
+			}
 			if !ls.Stale {
 				a.liveLocks = append(a.liveLocks, f.path)
 				out = append(out, Problem{Check: "lock.live", Severity: "warning", Agent: a.id, Path: f.path,
@@ -80,13 +88,27 @@ func checkLocks(_ context.Context, st *state) ([]Problem, error) {
 				Gate:     GateFix,
 				Evidence: map[string]any{"pid": ls.PID, "reasons": ls.Reasons},
 				apply:    func(b *Backups) (string, error) { return b.Move(path) }}
-			if a.sqlite != "" {
+			if a.era.Unknown != "" {
 				p.refused = a.readOnly(false)
 			}
 			out = append(out, p)
 		}
 	}
 	return out, nil
+}
+
+func lockCheck(ls store.Lock) string {
+	if ls.Stale {
+		return "lock.stale"
+	}
+	return "lock.live"
+}
+
+func lockState(ls store.Lock) string {
+	if ls.Stale {
+		return "stale: " + strings.Join(ls.Reasons, ", ")
+	}
+	return fmt.Sprintf("held by pid %d%s", ls.PID, holder(ls))
 }
 
 func holder(ls store.Lock) string {

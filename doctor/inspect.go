@@ -31,7 +31,8 @@ type agentState struct {
 	resolver  store.Resolver
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
-	sqlite    string // path of agent/openclaw-agent.sqlite when it exists
+	era       store.Era
+	sqlite    string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
 	files     []fileInfo
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
@@ -45,6 +46,9 @@ type agentState struct {
 func (a *agentState) readOnly(force bool) string {
 	if a.sqlite != "" {
 		return "SQLite-era agent (" + a.sqlite + "): JSONL and sessions.json are legacy input and are never written"
+	}
+	if a.era.Unknown != "" {
+		return "era unknown, nothing is written: " + a.era.Unknown
 	}
 	if len(a.liveLocks) > 0 && !force {
 		return fmt.Sprintf("a live process holds %s: stop the gateway or pass --force", filepath.Base(a.liveLocks[0]))
@@ -132,8 +136,9 @@ func readAgent(opts Options, id string) (*agentState, error) {
 	a := &agentState{id: id, dir: filepath.Join(opts.StateDir, "agents", id, "sessions")}
 	a.storePath = filepath.Join(a.dir, store.StoreFile)
 	a.resolver = store.NewResolver(a.dir, id, opts.StateDir)
-	if p := filepath.Join(opts.StateDir, "agents", id, "agent", "openclaw-agent.sqlite"); exists(p) {
-		a.sqlite = p
+	a.era = store.DetectEra(a.dir)
+	if a.era.SQLite {
+		a.sqlite = a.era.DB
 	}
 	des, err := os.ReadDir(a.dir)
 	if errors.Is(err, os.ErrNotExist) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // checkSQLite reports SQLite-era agents and which JSONL transcripts still on disk the database
@@ -16,8 +17,19 @@ import (
 func checkSQLite(ctx context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.agents {
+		if a.era.Unknown != "" {
+			out = append(out, Problem{Check: "store.era-unknown", Severity: "warning", Agent: a.id, Path: a.era.DB, Gate: GateNone,
+				Message: "the agent database could not be read, so clawdoctor cannot tell whether this agent's sessions are in SQLite and writes nothing for it: " + a.era.Unknown})
+			continue
+		}
 		if a.sqlite == "" {
 			continue
+		}
+		if a.era.HalfMigrated {
+			out = append(out, Problem{Check: "store.half-migrated", Severity: "warning", Agent: a.id, Path: a.dir, Gate: GateNone,
+				Message: fmt.Sprintf("half-migrated: %s still in sessions/ beside the SQLite database; OpenClaw 2026.8+ reads only the database. Run %s",
+					strings.Join(firstN(a.era.Legacy, 5), ", "), store.HalfMigratedHint),
+				Evidence: map[string]any{"files": a.era.Legacy}})
 		}
 		p := Problem{Check: "store.sqlite-era", Severity: "info", Agent: a.id, Path: a.sqlite, Gate: GateNone,
 			Message: "this agent's sessions live in SQLite (OpenClaw 2026.8+): clawdoctor will not write its JSONL files or sessions.json"}

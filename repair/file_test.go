@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
@@ -201,9 +202,9 @@ func TestRepairFileRefusals(t *testing.T) {
 		dir := sessionsDir(t)
 		p := filepath.Join(dir, "s1.jsonl")
 		write(t, p, damaged, 0o644)
-		agent := filepath.Join(filepath.Dir(dir), "agent")
-		os.MkdirAll(agent, 0o755)
-		write(t, filepath.Join(agent, "openclaw-agent.sqlite"), "", 0o644)
+		if err := fixtures.WriteAgentDB(fixtures.SQLite96, filepath.Join(filepath.Dir(dir), "agent")); err != nil {
+			t.Fatal(err)
+		}
 		res := RepairFile(ctx, dir, p, testOpts(), nil)
 		if res.Status != StatusSkipped || !strings.Contains(res.Reason, "SQLite") || read(t, p) != damaged {
 			t.Fatalf("result %+v", res)

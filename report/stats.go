@@ -135,8 +135,13 @@ var statsRows = []statsRow{
 		if a.SessionsDir == statsTotalMarker {
 			return ""
 		}
-		if a.Era.SQLite {
+		switch {
+		case a.Era.SQLite && a.Era.HalfMigrated:
+			return "sqlite (read-only, half-migrated)"
+		case a.Era.SQLite:
 			return "sqlite (read-only)"
+		case a.Era.Unknown != "":
+			return "unknown (read-only)"
 		}
 		return "jsonl"
 	}},
@@ -226,8 +231,13 @@ func statsNotes(a store.AgentStats) []string {
 	if a.Store.Corrupt != "" {
 		out = append(out, a.Store.Corrupt+"; OpenClaw would read it as an empty store and overwrite it")
 	}
-	if a.Era.SQLite {
+	switch {
+	case a.Era.SQLite && a.Era.HalfMigrated:
+		out = append(out, a.Era.Summary()+"; writers refuse")
+	case a.Era.SQLite:
 		out = append(out, "SQLite era ("+strings.Join(a.Era.Evidence, ", ")+"): JSONL files are not the live store; writers refuse")
+	case a.Era.Unknown != "":
+		out = append(out, a.Era.Summary()+"; writers refuse until it can be read")
 	}
 	if len(a.MissingKeys) > 0 {
 		keys := a.MissingKeys

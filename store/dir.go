@@ -34,7 +34,7 @@ type Listing struct {
 	Files []File `json:"files"`
 }
 
-// List reads the top level of a sessions dir, plus the skills-prompts/ blob tree, without
+// List reads the top level of a sessions dir, plus the skills-prompts/ and cold/ trees, without
 // following symlinks, and classifies every name. Files are sorted by name.
 func List(dir string) (Listing, error) {
 	ents, err := os.ReadDir(dir)
@@ -50,8 +50,8 @@ func List(dir string) (Listing, error) {
 		if err != nil {
 			return Listing{}, err
 		}
-		if e.Name() == "skills-prompts" && f.Dir {
-			blobs, err := listBlobs(dir)
+		if (e.Name() == "skills-prompts" || e.Name() == "cold") && f.Dir {
+			blobs, err := listTree(dir, e.Name())
 			if err != nil {
 				return Listing{}, err
 			}
@@ -80,10 +80,11 @@ func fileOf(path, name string) (File, error) {
 	return f, nil
 }
 
-// listBlobs walks skills-prompts/ (phase C content-addressed prompt blobs).
-func listBlobs(dir string) ([]File, error) {
+// listTree walks skills-prompts/ (phase C content-addressed prompt blobs) or cold/ (the
+// SQLite era's cold transcript storage).
+func listTree(dir, sub string) ([]File, error) {
 	var out []File
-	root := filepath.Join(dir, "skills-prompts")
+	root := filepath.Join(dir, sub)
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

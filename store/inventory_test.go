@@ -255,8 +255,8 @@ func TestInventoryEdgeCases(t *testing.T) {
 	if a.Agent != "main" || a.Store.Corrupt == "" || !strings.Contains(a.Store.Corrupt, "sessions.json:2:10") {
 		t.Errorf("corrupt store not reported with its position: %+v", a.Store)
 	}
-	if !a.Era.SQLite {
-		t.Error("sqlite import archive not detected")
+	if a.Era.SQLite || a.Era.ImportArchive == "" { // an import archive alone is no evidence
+		t.Errorf("era %+v: want JSONL era with the import archive noted", a.Era)
 	}
 	if a.Transcripts.Files != 2 || a.Symlinks != 1 || a.Dirs != 1 {
 		t.Errorf("transcripts %d symlinks %d dirs %d", a.Transcripts.Files, a.Symlinks, a.Dirs)

@@ -31,14 +31,15 @@ const (
 	KindSkillsPrompt      Kind = "skills-prompt"      // skills-prompts/sha256/<hh>/<64 hex>.txt
 	KindSkillsPromptTemp  Kind = "skills-prompt-temp" // skills-prompts/sha256/<hh>/<hash>.txt.<pid>.<uuid>.tmp
 	KindSQLiteArchive     Kind = "sqlite-import-archive"
-	KindForeign           Kind = "foreign" // anything OpenClaw does not write here
+	KindColdArchive       Kind = "cold-archive" // cold/<sha256>.jsonl.zst (SQLite era cold storage)
+	KindForeign           Kind = "foreign"      // anything OpenClaw does not write here
 )
 
 // Kinds lists every Kind in a stable order (for reports).
 var Kinds = []Kind{KindStore, KindTranscript, KindTopic, KindResetArchive, KindDeletedArchive,
 	KindBakArchive, KindStoreBackup, KindRepairBackup, KindRepairTemp, KindCheckpoint,
 	KindTrajectory, KindTrajectoryPointer, KindTranscriptLock, KindStoreLock, KindStoreTemp,
-	KindSkillsPrompt, KindSkillsPromptTemp, KindSQLiteArchive, KindForeign}
+	KindSkillsPrompt, KindSkillsPromptTemp, KindSQLiteArchive, KindColdArchive, KindForeign}
 
 // IsArchive reports whether k is an archive artifact that OpenClaw's disk budget may delete
 // (reset, deleted and bak archives and legacy store backups).
@@ -68,6 +69,9 @@ type Name struct {
 	// Time is the archive timestamp (reset/deleted/bak), the epoch-ms of a store backup or of a
 	// repair backup/temp.
 	Time time.Time
+	// Generation is the 32-hex transcript generation a SQLite-era archive name carries after
+	// its timestamp (<sid>.jsonl.deleted.<ts>.<generation>[.zst], OpenClaw 2026.9+).
+	Generation string
 	// Compressed is set for archives with a .zst suffix.
 	Compressed bool
 	// PID is the process id in a repair backup, repair temp or store temp name (0 if none).
@@ -85,6 +89,8 @@ var (
 	reTopic       = regexp.MustCompile(`^(.+?)-topic-(.+)\.jsonl$`)
 	reBlob        = regexp.MustCompile(`^skills-prompts/sha256/([0-9a-f]{2})/([0-9a-f]{64})\.txt$`)
 	reBlobTemp    = regexp.MustCompile(`^skills-prompts/sha256/[0-9a-f]{2}/([0-9a-f]{64})\.txt\.(\d+)\.[^/]+\.tmp$`)
+	reCold        = regexp.MustCompile(`^cold/([0-9a-f]{64})\.jsonl\.zst$`)
+	reGeneration  = regexp.MustCompile(`^(.+)\.([0-9a-f]{32})$`)
 )
 
 // Classify says what a file in a sessions dir is from its name alone. name is the base name,
@@ -97,6 +103,9 @@ func Classify(name string) Name {
 		}
 		if m := reBlobTemp.FindStringSubmatch(name); m != nil {
 			return Name{Kind: KindSkillsPromptTemp, Base: m[1], PID: atoi(m[2])}
+		}
+		if m := reCold.FindStringSubmatch(name); m != nil {
+			return Name{Kind: KindColdArchive, Base: m[1], Compressed: true}
 		}
 		return Name{Kind: KindForeign}
 	}
@@ -164,7 +173,8 @@ func Classify(name string) Name {
 	return Name{Kind: KindForeign}
 }
 
-// classifyArchive recognises <file>.(reset|deleted|bak).<ts> with an optional .zst suffix.
+// classifyArchive recognises <file>.(reset|deleted|bak).<ts>[.<32-hex generation>] with an
+// optional .zst suffix (OpenClaw's ARCHIVE_SUFFIX_RE).
 func classifyArchive(name string) (Name, bool) {
 	n := Name{}
 	rest := name
@@ -179,12 +189,15 @@ func classifyArchive(name string) (Name, bool) {
 		if i <= 0 {
 			continue
 		}
-		ts := rest[i+len(a.marker):]
+		ts, gen := rest[i+len(a.marker):], ""
+		if m := reGeneration.FindStringSubmatch(ts); m != nil {
+			ts, gen = m[1], m[2]
+		}
 		t, ok := ParseArchiveTime(ts)
 		if !ok {
 			continue
 		}
-		n.Kind, n.Base, n.Time = a.kind, rest[:i], t
+		n.Kind, n.Base, n.Time, n.Generation = a.kind, rest[:i], t, gen
 		return n, true
 	}
 	return Name{}, false

@@ -58,6 +58,13 @@ func TestClassify(t *testing.T) {
 		{"skills-prompts/sha256/4f/" + hash + ".txt.77." + cp + ".tmp", store.Name{Kind: store.KindSkillsPromptTemp, Base: hash, PID: 77}},
 		{"skills-prompts/sha256/00/" + hash + ".txt", store.Name{Kind: store.KindForeign}}, // wrong fan-out dir
 		{"session-sqlite-import-archive", store.Name{Kind: store.KindSQLiteArchive}},
+		// SQLite era (2026.9): a generation after the timestamp, and cold storage.
+		{id + ".jsonl.deleted.2026-03-26T12-08-15.185Z.0123456789abcdef0123456789abcdef.zst", store.Name{Kind: store.KindDeletedArchive, Base: id + ".jsonl", Time: ts("2026-03-26T12:08:15.185Z"), Generation: "0123456789abcdef0123456789abcdef", Compressed: true}},
+		{id + ".jsonl.reset.2026-03-26T12-08-15Z.0123456789abcdef0123456789abcdef", store.Name{Kind: store.KindResetArchive, Base: id + ".jsonl", Time: ts("2026-03-26T12:08:15Z"), Generation: "0123456789abcdef0123456789abcdef"}},
+		{id + ".jsonl.reset.2026-03-26T12-08-15Z.0123456789ABCDEF0123456789ABCDEF", store.Name{Kind: store.KindForeign}}, // upper-case hex is not OpenClaw's
+		{id + ".jsonl.reset.2026-03-26T12-08-15Z.0123", store.Name{Kind: store.KindForeign}},
+		{"cold/" + hash + ".jsonl.zst", store.Name{Kind: store.KindColdArchive, Base: hash, Compressed: true}},
+		{"cold/" + hash + ".jsonl", store.Name{Kind: store.KindForeign}},
 		// Foreign: nothing OpenClaw writes, or a near miss.
 		{"sessions.json.telegram-sent-messages.json", store.Name{Kind: store.KindForeign}},
 		{".usage-cost-cache.json.lock", store.Name{Kind: store.KindForeign}},

@@ -227,52 +227,6 @@ func TestWriteFileRefusesChangedFile(t *testing.T) {
 	}
 }
 
-func TestWriteFileRefusesSQLiteEra(t *testing.T) {
-	dir, path := writeStoreDir(t, `{}`)
-	agentDir := filepath.Join(filepath.Dir(dir), "agent")
-	if err := os.MkdirAll(agentDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(agentDir, "openclaw-agent.sqlite"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := store.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Set("x", store.Entry{Raw: json.RawMessage(`{}`)})
-	if _, err := s.WriteFile(path, now); !errors.Is(err, store.ErrSQLiteEra) {
-		t.Fatalf("WriteFile = %v, want ErrSQLiteEra", err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "{}" {
-		t.Errorf("file changed to %q", got)
-	}
-	era := store.DetectEra(dir)
-	if !era.SQLite || len(era.Evidence) != 1 || !strings.HasSuffix(era.Evidence[0], "openclaw-agent.sqlite") {
-		t.Errorf("DetectEra = %+v", era)
-	}
-}
-
-func TestDetectEraMarkers(t *testing.T) {
-	dir, _ := writeStoreDir(t, `{}`)
-	if e := store.DetectEra(dir); e.SQLite {
-		t.Fatalf("file era dir detected as SQLite: %+v", e)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "session-sqlite-import-archive"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.CheckJSONEra(dir); !errors.Is(err, store.ErrSQLiteEra) || !strings.Contains(err.Error(), "session-sqlite-import-archive") {
-		t.Errorf("CheckJSONEra = %v", err)
-	}
-	dir2, _ := writeStoreDir(t, `{}`)
-	state := filepath.Dir(filepath.Dir(filepath.Dir(dir2)))
-	os.MkdirAll(filepath.Join(state, "state"), 0o755)
-	os.WriteFile(filepath.Join(state, "state", "openclaw.sqlite"), nil, 0o600)
-	if err := store.CheckJSONEra(dir2); !errors.Is(err, store.ErrSQLiteEra) {
-		t.Errorf("state/openclaw.sqlite not detected: %v", err)
-	}
-}
-
 func TestWriteFileRefusesLiveStoreLock(t *testing.T) {
 	dir, path := writeStoreDir(t, `{}`)
 	payload, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "createdAt": now.Add(-time.Second).Format(time.RFC3339Nano)})

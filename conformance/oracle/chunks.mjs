@@ -5,10 +5,18 @@
 //   import { find, findAll } from "./chunks.mjs";
 //   const repair = await find("repairSessionFileIfNeeded");
 //
+// Older releases (2026.3.x) bundle most internals into a few large chunks without exporting them.
+// For a name no chunk exports, find falls back to the chunk that declares it at top level and
+// imports a copy of that chunk (written once beside it as __clawdoctor__<name>.js) that also
+// exports every top-level declaration as __cd_<name>. One copy per chunk, so functions taken
+// from the same chunk share one module instance.
+//
+// Before 2026.6 the session model (SessionManager, buildSessionContext, compaction) lived in pi's
+// packages (@mariozechner/pi-coding-agent, pi-agent-core, pi-ai) beside openclaw; find looks in
+// their main exports last, so callers need not know which release moved what.
+//
 // OPENCLAW_REF_PKG (set by ../shared/tools/openclaw-reference --node) names the package folder.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { registerHooks } from "node:module";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -19,18 +27,15 @@ if (!pkg) {
 const dist = join(pkg, "dist");
 
 let index; // export name -> [{file, alias}]
-
-// foreign reports files that are not part of the release as published: patched copies some
-// drivers write next to the chunks (__clawdoctor__*.js) must never stand in for the real code.
-function foreign(name) {
-  return name.startsWith("__clawdoctor__");
-}
+let declared; // top-level declaration name -> file (first chunk declaring it)
+const declRe = /^(?:async\s+)?(?:function\*?\s+([A-Za-z_$][\w$]*)|class\s+([A-Za-z_$][\w$]*)|(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=)/gm;
 
 function buildIndex() {
   index = new Map();
   const exportRe = /export\s*\{([^}]*)\}/g;
   for (const name of readdirSync(dist)) {
-    if (!name.endsWith(".js") || foreign(name)) continue;
+    if (!name.endsWith(".js")) continue;
+    if (name.startsWith("__clawdoctor__")) continue;
     const text = readFileSync(join(dist, name), "utf8");
     for (const m of text.matchAll(exportRe)) {
       for (const part of m[1].split(",")) {
@@ -45,6 +50,58 @@ function buildIndex() {
   }
 }
 
+function buildDeclared() {
+  declared = new Map();
+  for (const name of readdirSync(dist).sort()) {
+    if (!name.endsWith(".js") || name.startsWith("__clawdoctor__")) continue;
+    const text = readFileSync(join(dist, name), "utf8");
+    for (const m of text.matchAll(declRe)) {
+      const id = m[1] ?? m[2] ?? m[3];
+      if (!declared.has(id)) declared.set(id, join(dist, name));
+    }
+  }
+}
+
+// exportingCopy returns the path of a copy of chunk file that exports all its top-level
+// declarations under __cd_<name>, writing it on first use (temp name, then rename).
+function exportingCopy(file) {
+  const base = file.slice(dist.length + 1);
+  const copy = join(dist, "__clawdoctor__" + base);
+  if (existsSync(copy)) return copy;
+  const text = readFileSync(file, "utf8");
+  const names = new Set();
+  for (const m of text.matchAll(declRe)) names.add(m[1] ?? m[2] ?? m[3]);
+  const exports = [...names].map((n) => `${n} as __cd_${n}`).join(", ");
+  const tmp = `${copy}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${text}\nexport { ${exports} };\n`);
+  renameSync(tmp, copy);
+  return copy;
+}
+
+const piPackages = ["@mariozechner/pi-coding-agent", "@mariozechner/pi-agent-core", "@mariozechner/pi-ai"];
+let piModules; // [{name, mod}] of the pi packages installed beside openclaw
+
+async function loadPi() {
+  piModules = [];
+  for (const name of piPackages) {
+    const dir = join(pkg, "..", name);
+    if (!existsSync(join(dir, "package.json"))) continue;
+    const meta = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    const entry = meta.exports?.["."]?.import ?? meta.exports?.["."]?.default ?? meta.main ?? "index.js";
+    piModules.push({ name, mod: await import(pathToFileURL(join(dir, entry)).href) });
+  }
+}
+
+/** source says where find takes name from: "openclaw", a pi package name, or "" (nowhere). */
+export async function source(name) {
+  if (!index) buildIndex();
+  if (index.has(name)) return "openclaw";
+  if (!declared) buildDeclared();
+  if (declared.has(name)) return "openclaw";
+  if (!piModules) await loadPi();
+  return piModules.find((p) => p.mod[name] !== undefined)?.name ?? "";
+}
+
 /** version is the installed OpenClaw release (package.json). */
 export function version() {
   return JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")).version;
@@ -53,18 +110,32 @@ export function version() {
 /** has reports whether some chunk exports name. */
 export function has(name) {
   if (!index) buildIndex();
-  return index.has(name);
+  if (index.has(name)) return true;
+  if (!declared) buildDeclared();
+  return declared.has(name);
 }
 
 /**
- * find imports the chunk exporting name and returns the export. When several chunks export the
+ * find imports the chunk exporting name and returns the export (or, when no chunk exports it,
+ * the top-level declaration of that name through an exporting copy of its chunk). When several chunks export the
  * same name (a bundler duplicate), the first one that yields a value wins; pick names that are
  * unique where it matters. Throws when no chunk exports it.
  */
 export async function find(name) {
   if (!index) buildIndex();
   const hits = index.get(name);
-  if (!hits) throw new Error(`no dist chunk of openclaw ${version()} exports ${name}`);
+  if (!hits) {
+    if (!declared) buildDeclared();
+    const file = declared.get(name);
+    if (!file) {
+      if (!piModules) await loadPi();
+      const pi = piModules.find((p) => p.mod[name] !== undefined);
+      if (pi) return pi.mod[name];
+      throw new Error(`openclaw ${version()}: no dist chunk exports or declares ${name}, nor do ${piPackages.join(", ")}`);
+    }
+    const mod = await import(pathToFileURL(exportingCopy(file)).href);
+    return mod[`__cd_${name}`];
+  }
   for (const h of hits) {
     const mod = await import(pathToFileURL(h.file).href);
     if (mod[h.alias] !== undefined) return mod[h.alias];
@@ -77,63 +148,4 @@ export async function findAll(...names) {
   const out = {};
   for (const n of names) out[n] = await find(n);
   return out;
-}
-
-/**
- * findFunction returns the function a release exports as name (like find) or, when no chunk
- * exports it (older releases inline some helpers into several chunks: 2026.3.13 never exports
- * repairSessionFileIfNeeded), the real function text taken from the `//#region` of the first
- * chunk that defines it, evaluated in a module with that chunk's imports (resolved from the
- * chunk's own location). Only helpers whose
- * region needs nothing but the chunk's imports work this way; others throw a ReferenceError
- * when called, never a silent substitute.
- */
-export async function findFunction(name) {
-  if (has(name)) return find(name);
-  const def = new RegExp(`^(?:async )?function\\*? ${name}\\(`, "m");
-  for (const file of chunkFiles(dist)) {
-    const text = readFileSync(file, "utf8");
-    const m = def.exec(text);
-    if (!m) continue;
-    const start = text.lastIndexOf("//#region ", m.index);
-    const end = text.indexOf("//#endregion", m.index);
-    if (start < 0 || end < 0) continue;
-    const imports = text.match(/^import .*;$/gm) ?? [];
-    const src = `${imports.join("\n")}\n${text.slice(start, end)}\nexport { ${name} };\n`;
-    const dir = mkdtempSync(join(tmpdir(), "chunks-"));
-    const mod = join(dir, `${name}.mjs`);
-    writeFileSync(mod, src);
-    resolveAs(pathToFileURL(mod).href, pathToFileURL(file).href);
-    try {
-      return (await import(pathToFileURL(mod).href))[name];
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  throw new Error(`openclaw ${version()} neither exports nor defines ${name}`);
-}
-
-// The module made from a region resolves its imports (relative chunks and bare packages) as
-// the chunk it came from does.
-const resolveFrom = new Map();
-let hooked = false;
-function resolveAs(url, chunkURL) {
-  resolveFrom.set(url, chunkURL);
-  if (hooked) return;
-  hooked = true;
-  registerHooks({
-    resolve(specifier, context, next) {
-      const parent = resolveFrom.get(context.parentURL);
-      return next(specifier, parent ? { ...context, parentURL: parent } : context);
-    },
-  });
-}
-
-function chunkFiles(dir) {
-  const out = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) out.push(...chunkFiles(join(dir, e.name)));
-    else if (e.name.endsWith(".js") && !foreign(e.name)) out.push(join(dir, e.name));
-  }
-  return out.sort();
 }

@@ -40,8 +40,8 @@ crypto.randomUUID = () => `00000000-0000-4000-8000-${(++uuidCounter).toString(16
 syncBuiltinESMExports();
 
 // Imported after the patches so the chunk's `import { randomUUID } from "node:crypto"` sees them.
-const { findFunction, version } = await import("./chunks.mjs");
-const repair = await findFunction("repairSessionFileIfNeeded");
+const { find, version } = await import("./chunks.mjs");
+const repair = await find("repairSessionFileIfNeeded");
 
 const work = await mkdtemp(join(tmpdir(), "oracle-repair-"));
 let seq = 0;
