@@ -435,6 +435,17 @@ func (p *planner) line(l jsonl.Line) {
 		return
 	}
 
+	if bom && !p.headerAt(c, start) {
+		// A BOM is salvaged only where it hides the session header. Before anything else
+		// the line is what it is to OpenClaw: unparseable, dropped, and the header looked for
+		// on the lines after it.
+		if !p.opts.SalvageOnly {
+			p.plan.Counts.DroppedLines++
+			p.change(l.Num, "drop", "unparseable line (a byte order mark before something that is not a session header): "+preview(c))
+			p.addEdit(Edit{Off: l.Offset, End: lineEnd})
+		}
+		return
+	}
 	vals, droppedFrag := p.segment(c, start)
 	if droppedFrag && len(vals) == 0 && p.opts.SalvageOnly {
 		return // nothing to salvage: the unparseable line is OpenClaw's to drop
@@ -653,6 +664,31 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 		i = skipSpace(c, e)
 	}
 	return vals, dropped
+}
+
+// headerAt reports whether c[i:] starts with a valid session header (type "session", a
+// non-empty string id).
+func (p *planner) headerAt(c []byte, i int) bool {
+	sc := &p.sc2
+	*sc = scanner{b: c, collect: true, members: sc.members[:0]}
+	if sc.value(i) < 0 {
+		return false
+	}
+	var typ, id []byte
+	for _, m := range sc.members {
+		if m.depth != 1 {
+			continue
+		}
+		switch keyName(c[m.k0:m.k1]) {
+		case "type":
+			typ = c[m.v0:m.v1]
+		case "id":
+			id = c[m.v0:m.v1]
+		}
+	}
+	t, _ := strValue(typ)
+	s, ok := strValue(id)
+	return typ != nil && t == "session" && id != nil && ok && s != ""
 }
 
 // entryAt returns the end of an entry-looking object at c[q:], or -1.

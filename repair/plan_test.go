@@ -233,6 +233,8 @@ func ruleCases() []ruleCase {
 			want{out: lines(hdr, u1), counts: Counts{DroppedLines: 1}}},
 		{"2026.4.24 keeps role-less entries", lines(hdr, u1, `{"type":"message","id":"x","parentId":"u1","message":null}`), release("2026.4.24"), want{}},
 		{"2026.4.24 keeps blank turns", lines(hdr, u1, errA, userWith(`""`)), release("2026.3.13"), want{}},
+		{"BOM before a line that is no header: dropped, the next header counts", "\ufeff" + u1 + "\n" + lines(hdr, u2), nil,
+			want{out: lines(hdr, u2), counts: Counts{DroppedLines: 1}, notes: []string{"dangling"}}},
 		{"JavaScript white space is a blank line", lines(hdr, "\u00a0\ufeff", u1), nil, want{}},
 	}
 }

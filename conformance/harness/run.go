@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,21 @@ type Engine interface {
 	Check(ctx context.Context, o Caller, rel openclaw.Release, in Input) Verdict
 }
 
+// GoldenSets are the inputs whose oracle answers are recorded for offline tests: every fixture
+// and fault kind, one matrix round and the first 300 mutations of seed 1 (a few hundred inputs,
+// no corpus: the recording is committed and the corpus is private).
+var GoldenSets = Sets{Fixtures: true, Faults: true, Matrix: 1, Mutations: 300, Seed: 1}
+
+// GoldenPath is where an engine's recorded answers for release live:
+// conformance/<engine>check/testdata/oracle-<release>.jsonl.zst.
+func GoldenPath(engine, release string) (string, error) {
+	root, err := Root()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "conformance", engine+"check", "testdata", "oracle-"+release+".jsonl.zst"), nil
+}
+
 // Result is one input's verdict.
 type Result struct {
 	Input   Input
@@ -55,7 +71,8 @@ type Counts struct {
 	ByDeliberate                              map[string]int
 }
 
-// Count sums rs; deliberate differences are grouped by the text before the first ":".
+// Count sums rs. A deliberate detail is "category: item, item; category: item" (a
+// parenthesised remark ignored); ByDeliberate counts the inputs showing each "category: item".
 func Count(rs []Result) Counts {
 	c := Counts{ByDeliberate: map[string]int{}}
 	for _, r := range rs {
@@ -65,9 +82,22 @@ func Count(rs []Result) Counts {
 			c.Equal++
 		case Deliberate:
 			c.Deliberate++
-			for _, d := range strings.Split(r.Verdict.Detail, "; ") {
-				name, _, _ := strings.Cut(d, ":")
-				c.ByDeliberate[name]++
+			seen := map[string]bool{}
+			for _, part := range strings.Split(r.Verdict.Detail, "; ") {
+				if i := strings.Index(part, " ("); i >= 0 {
+					part = part[:i]
+				}
+				cat, items, ok := strings.Cut(part, ": ")
+				if !ok {
+					seen[part] = true
+					continue
+				}
+				for _, it := range strings.Split(items, ", ") {
+					seen[cat+": "+it] = true
+				}
+			}
+			for k := range seen {
+				c.ByDeliberate[k]++
 			}
 		case Differ:
 			c.Differ++
@@ -121,13 +151,22 @@ func Print(w io.Writer, engine string, rel openclaw.Release, rs []Result, all bo
 	c := Count(rs)
 	fmt.Fprintf(w, "%s %s: %d inputs, %d equal, %d deliberate, %d differ, %d failed\n",
 		engine, rel, c.Inputs, c.Equal, c.Deliberate, c.Differ, c.Failed)
+	keys := make([]string, 0, len(c.ByDeliberate))
+	for k := range c.ByDeliberate {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  deliberate, %s: %d\n", k, c.ByDeliberate[k])
+	}
 	return c
 }
 
 // Main is the command line of an engine's conformance run (conformance/cmd/<engine>):
 //
-//	<engine> [--release R] [--seed N] [--mutations N] [--corpus-mutations N] [--jobs N]
-//	         [--record FILE] [--goldens FILE] [--all] [--sets LIST] [PATH...]
+//	<engine> [--release R] [--seed N] [--mutations N] [--corpus-mutations N] [--matrix N]
+//	         [--sets LIST] [--jobs N] [--record FILE] [--goldens FILE] [--golden] [--all=false]
+//	         [PATH...]
 //
 // With PATHs only those transcripts are checked. It exits 0 when every input is equal or a
 // listed deliberate difference, 1 otherwise, 2 on usage errors.
@@ -141,9 +180,10 @@ func Main(e Engine, args []string, stdout, stderr io.Writer) int {
 	cmuts := fs.Int("corpus-mutations", 2000, "seeded mutations of corpus transcripts (0 without a corpus)")
 	matrix := fs.Int("matrix", 2, "rounds of the provider × block matrix")
 	sets := fs.String("sets", "corpus,fixtures,faults,matrix,mutations", "input sets (corpus, fixtures, faults, matrix, mutations)")
-	jobs := fs.Int("jobs", min(runtime.NumCPU(), 4), "oracle processes and comparison workers")
+	jobs := fs.Int("jobs", min(runtime.NumCPU(), 2), "oracle processes and comparison workers")
 	record := fs.String("record", "", "save the oracle's answers to this golden file")
 	goldens := fs.String("goldens", "", "answer from this golden file instead of running OpenClaw")
+	golden := fs.Bool("golden", false, "use the golden input sets (GoldenSets) and record the answers to GoldenPath")
 	all := fs.Bool("all", true, "print equal inputs too")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -154,7 +194,15 @@ func Main(e Engine, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	s := Sets{Seed: *seed, Paths: fs.Args()}
-	if len(s.Paths) == 0 {
+	if *golden {
+		s = GoldenSets
+		if *record == "" {
+			if *record, err = GoldenPath(e.Name(), rel.String()); err != nil {
+				fmt.Fprintf(stderr, "conformance: %v\n", err)
+				return 1
+			}
+		}
+	} else if len(s.Paths) == 0 {
 		has := func(n string) bool { return strings.Contains(","+*sets+",", ","+n+",") }
 		s.Fixtures, s.Faults = has("fixtures"), has("faults")
 		if has("matrix") {

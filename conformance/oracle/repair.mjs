@@ -8,9 +8,10 @@
 //     → {"id":N,"result":<what repairSessionFileIfNeeded returned>,"out":"<base64>"|null}
 //       out is the file's bytes after the call, null when the call left them unchanged.
 //   {"id":N,"op":"canon","data":"<base64>"}
-//     → {"id":N,"lines":[{"s":JSON.stringify(JSON.parse(line))}|{"blank":true}|{"err":true}]}
+//     → {"id":N,"lines":[{"same":true}|{"s":JSON.stringify(JSON.parse(line))}|{"blank":true}|{"err":true}]}
 //       per line of data split as the repair splits it (/\r?\n/), so the Go side can check its
-//       model of JSON.parse + JSON.stringify against V8's.
+//       model of JSON.parse + JSON.stringify against V8's ("same": the line is its own
+//       JSON.stringify, which keeps recorded answers small).
 //   {"id":N,"op":"version"} → {"id":N,"version":"2026.6.11"}
 // The clock (Date, Date.now) is pinned to each request's "now" and randomUUID counts up from
 // 00000000-0000-4000-8000-000000000001 per request, so synthetic entries are reproducible;
@@ -39,7 +40,8 @@ let uuidCounter = 0;
 crypto.randomUUID = () => `00000000-0000-4000-8000-${(++uuidCounter).toString(16).padStart(12, "0")}`;
 syncBuiltinESMExports();
 
-// Imported after the patches so the chunk's `import { randomUUID } from "node:crypto"` sees them.
+// Imported after the patches so the chunk's `import { randomUUID } from "node:crypto"` sees them;
+// chunks.find takes the function from the chunk that exports it (or declares it, for 2026.3.x).
 const { find, version } = await import("./chunks.mjs");
 const repair = await find("repairSessionFileIfNeeded");
 
@@ -75,7 +77,8 @@ function canon(req) {
     lines: text.split(/\r?\n/).map((line) => {
       if (!line.trim()) return { blank: true };
       try {
-        return { s: JSON.stringify(JSON.parse(line)) };
+        const s = JSON.stringify(JSON.parse(line));
+        return s === line ? { same: true } : { s };
       } catch {
         return { err: true };
       }
