@@ -435,20 +435,21 @@ func (p *planner) line(l jsonl.Line) {
 		return
 	}
 
-	if bom && !p.headerAt(c, start) {
-		// A BOM is salvaged only where it hides the session header. Before anything else
-		// the line is what it is to OpenClaw: unparseable, dropped, and the header looked for
-		// on the lines after it.
-		if !p.opts.SalvageOnly {
-			p.plan.Counts.DroppedLines++
-			p.change(l.Num, "drop", "unparseable line (a byte order mark before something that is not a session header): "+preview(c))
-			p.addEdit(Edit{Off: l.Offset, End: lineEnd})
-		}
-		return
-	}
 	vals, droppedFrag := p.segment(c, start)
 	if droppedFrag && len(vals) == 0 && p.opts.SalvageOnly {
 		return // nothing to salvage: the unparseable line is OpenClaw's to drop
+	}
+	if p.nValues == 0 && len(vals) > 0 && (bom || p.nul || droppedFrag || len(vals) > 1) && !p.headerAt(c, vals[0].s) && !p.opts.SynthesizeHeader {
+		// Before the header, salvage keeps only a header. Anything else on a line OpenClaw
+		// cannot parse is what it is there: dropped, and the header looked for after it (else
+		// a salvaged entry would become the first line and the file be refused). With
+		// --synthesize-header everything is kept: the header is made, not looked for.
+		if !p.opts.SalvageOnly {
+			p.plan.Counts.DroppedLines++
+			p.change(l.Num, "drop", "unparseable line before the session header: "+preview(c))
+			p.addEdit(Edit{Off: l.Offset, End: lineEnd})
+		}
+		return
 	}
 	changed := bom || p.nul || droppedFrag || len(vals) != 1
 	salvage := p.nul || bom || droppedFrag || len(vals) > 1

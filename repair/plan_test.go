@@ -235,6 +235,10 @@ func ruleCases() []ruleCase {
 		{"2026.4.24 keeps blank turns", lines(hdr, u1, errA, userWith(`""`)), release("2026.3.13"), want{}},
 		{"BOM before a line that is no header: dropped, the next header counts", "\ufeff" + u1 + "\n" + lines(hdr, u2), nil,
 			want{out: lines(hdr, u2), counts: Counts{DroppedLines: 1}, notes: []string{"dangling"}}},
+		{"glued entries before the header: dropped as OpenClaw does", lines(u1+"\r"+u2, hdr, a1), nil,
+			want{out: lines(hdr, a1), counts: Counts{DroppedLines: 1}, notes: []string{"dangling"}}},
+		{"glued entries before the header kept with --synthesize-header", lines(u1+u2, a1), func(o *Options) { o.SynthesizeHeader = true },
+			want{out: lines(`{"type":"session","version":3,"id":"s1","timestamp":"T","cwd":""}`, u1, u2, a1), counts: Counts{SynthesizedHeaders: 1, SalvagedLines: 2}}},
 		{"JavaScript white space is a blank line", lines(hdr, "\u00a0\ufeff", u1), nil, want{}},
 	}
 }
