@@ -118,3 +118,4 @@ if [ -d "$state" ]; then
 else
 	bench_note "audit: no state dir ($state)"
 fi
+bench_exit

@@ -55,4 +55,4 @@ if [ -x "$ref" ]; then
 else
 	bench_note "skipped: the OpenClaw reference ($ref) is not there"
 fi
-exit 0
+bench_exit

@@ -40,7 +40,7 @@ measure() {
 	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
 	local rss
 	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
-	[ $rc -gt 1 ] && bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
+	bench_check "$name" $rc "$1"
 	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
 	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f s cpu)", b/1e6/c, c}')" "$rss"
 }
@@ -60,3 +60,4 @@ fi
 measure repair.disk-floor-copy-fsync dd if="$copy" of="$work/dd.out" bs=1M conv=fsync status=none
 bench_note "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$work"
+bench_exit
