@@ -12,6 +12,11 @@
 //       per line of data split as the repair splits it (/\r?\n/), so the Go side can check its
 //       model of JSON.parse + JSON.stringify against V8's ("same": the line is its own
 //       JSON.stringify, which keeps recorded answers small).
+//   {"id":N,"op":"load","data":"<base64>"}
+//     → {"id":N,"entries":N,"messages":N,"header":bool,"out":"<base64>"|null}
+//       what SessionManager.open (pi's loader) makes of the file, without repairing it first:
+//       entries kept, messages buildSessionContext sends, whether it found a header, and the
+//       file's bytes when opening rewrote it (the texts of audit's rules are checked on these).
 //   {"id":N,"op":"version"} → {"id":N,"version":"2026.6.11"}
 // The clock (Date, Date.now) is pinned to each request's "now" and randomUUID counts up from
 // 00000000-0000-4000-8000-000000000001 per request, so synthetic entries are reproducible;
@@ -71,6 +76,29 @@ async function repairOne(req) {
   return { result, warnings, out: after.equals(data) ? null : after.toString("base64") };
 }
 
+let SessionManager;
+
+async function load(req) {
+  SessionManager ??= await find("SessionManager");
+  const data = Buffer.from(req.data, "base64");
+  const dir = await mkdtemp(join(work, "load-"));
+  const file = join(dir, "session.jsonl");
+  await writeFile(file, data);
+  try {
+    const sm = SessionManager.open(file, dir);
+    const ctx = sm.buildSessionContext();
+    const after = await readFile(file);
+    return {
+      entries: sm.getEntries().length,
+      messages: ctx.messages.length,
+      header: Boolean(sm.getHeader()),
+      out: after.equals(data) ? null : after.toString("base64"),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 function canon(req) {
   const text = Buffer.from(req.data, "base64").toString("utf8");
   return {
@@ -93,6 +121,7 @@ for await (const line of rl) {
   let ans;
   try {
     if (req.op === "canon") ans = canon(req);
+    else if (req.op === "load") ans = await load(req);
     else if (req.op === "version") ans = { version: version() };
     else ans = await repairOne(req);
   } catch (err) {
