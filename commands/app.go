@@ -48,6 +48,7 @@ before or after the command name, but always before file arguments.` + exitStatu
 			auditCommand(),
 			cleanupCommand(),
 			replayCommand(),
+			viewCommand(),
 			doctorCommand(),
 			validateCommand(),
 			fixturesCommand(),
