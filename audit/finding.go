@@ -78,14 +78,14 @@ type Rule struct {
 
 // Rules lists every rule audit can report, in documentation order.
 var Rules = []Rule{
-	{"jsonl.malformed-line", Error, "a line is not valid JSON (torn write, editor damage); OpenClaw skips it silently"},
-	{"jsonl.bom", Error, "the file starts with a UTF-8 byte order mark; pi then treats the file as corrupt and rewrites it with a bare header"},
+	{"jsonl.malformed-line", Error, "a line is not valid JSON (torn write, editor damage); OpenClaw's repair drops it"},
+	{"jsonl.bom", Error, "the file starts with a UTF-8 byte order mark; OpenClaw's repair then finds no header and never repairs the file"},
 	{"jsonl.nul-bytes", Error, "a line holds NUL bytes (crash pre-allocation or disk damage)"},
 	{"jsonl.concatenated", Error, "two or more JSON objects glued on one line (a missing newline between appends)"},
 	{"jsonl.invalid-utf8", Error, "a line holds bytes that are not valid UTF-8"},
 	{"jsonl.crlf", Warning, "lines end in CRLF or hold a stray CR (edited on Windows)"},
 	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line) and was not checked"},
-	{"header.missing", Error, "line 1 is not a session header; pi would discard the whole file on the next load"},
+	{"header.missing", Error, "line 1 is not a session header; OpenClaw's repair refuses the file and pi's loader writes a new header (dropping every entry before 2026.6.11)"},
 	{"header.invalid", Error, "the session header lacks a usable id, timestamp or cwd, or has an unsupported version"},
 	{"header.duplicate", Error, "a second session header appears after line 1 (two transcripts appended into one file)"},
 	{"tree.dangling-parent", Error, "an entry's parentId names no entry in the file; the context walk stops there and loses history"},

@@ -13,6 +13,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/openclaw"
 )
 
 // Options tune an audit run.
@@ -23,6 +24,16 @@ type Options struct {
 	BatchTail  time.Duration // a turn whose first send came this long before its end is at risk; 0 means 30s
 	Logs       []string      // gateway log files (openclaw-YYYY-MM-DD.log or console/journal text)
 	Agent      string        // with a state dir: only this agent
+	// Release is the OpenClaw release whose behaviour the findings describe; the zero value
+	// means openclaw.Default.
+	Release openclaw.Release
+}
+
+func (o Options) release() openclaw.Release {
+	if o.Release == (openclaw.Release{}) {
+		return openclaw.Default
+	}
+	return o.Release
 }
 
 func (o Options) maxPerRule() int {
@@ -280,7 +291,7 @@ func (s *scan) read(r io.Reader) error {
 	}
 	if s.crlf > 0 {
 		s.add("jsonl.crlf", s.crlfFirst, "", fmt.Sprintf(
-			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw writes \\n only, and a CR inside a JSON line breaks it. Run: clawdoctor repair %s",
+			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw reads CRLF line ends, but a stray CR between two entries or inside a string breaks the line. Run: clawdoctor repair %s",
 			s.crlf, s.crlfFirst, s.name), map[string]any{"lines": s.crlf})
 	}
 	return nil
@@ -288,7 +299,7 @@ func (s *scan) read(r io.Reader) error {
 
 func (s *scan) line(l *jsonl.Line) {
 	if l.Has(jsonl.FlagBOM) {
-		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; pi's loader then fails to find the header and rewrites the file with a bare header, losing every entry. Run: clawdoctor repair "+s.name, nil)
+		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; OpenClaw's repair cannot parse the header line, finds no header and never repairs the file. Run: clawdoctor repair "+s.name, nil)
 	}
 	if l.Has(jsonl.FlagCRLF) || l.Has(jsonl.FlagLoneCR) {
 		if s.crlf == 0 {
@@ -354,7 +365,7 @@ func (s *scan) line(l *jsonl.Line) {
 		what = "is torn (the last line, cut off without a newline: an interrupted write)"
 		ev["torn"] = true
 	}
-	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context. Run: clawdoctor repair %s", l.Num, what, s.name), ev)
+	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw's repair drops it, so its entry and everything hanging off it are lost from context. Run: clawdoctor repair %s", l.Num, what, s.name), ev)
 }
 
 // splitConcatenated splits a line made of several JSON values written back to back. It
@@ -440,7 +451,10 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 	}
 	if first {
 		ev := map[string]any{"firstType": typ}
-		why := "pi's loader then treats the file as empty or corrupt and rewrites it with a bare header, losing every entry"
+		why := "OpenClaw's repair refuses the file, and pi's loader rewrites it with a new header before the entries"
+		if !s.opts.release().Has(openclaw.LoaderKeepsHeaderlessEntries) {
+			why = "OpenClaw's repair refuses the file, and pi's loader rewrites it with a bare header, losing every entry"
+		}
 		run := "Run"
 		if typ != "" && !sessionEntryType(typ) {
 			why = "the file does not look like an OpenClaw transcript at all (first record type " + typ + ")"

@@ -6,6 +6,8 @@
 package doctor
 
 import (
+	"github.com/clawdoctor/clawdoctor/openclaw"
+
 	"errors"
 	"os"
 
@@ -71,6 +73,9 @@ type Options struct {
 	RebuildStore bool      // re-attach orphan transcripts as store entries instead of archiving
 	Now          time.Time // clock for ages and backup names
 	BackupDir    string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
+	// Release is the OpenClaw release whose repair rules and behaviour the audit and repair
+	// plans follow; the zero value means openclaw.Default.
+	Release openclaw.Release
 	// LeftoverAge is how old a leftover (store temp, repair backup, sessions.json.bak.*) must
 	// be before --fix --yes moves it away. Zero means the default of 7 days.
 	LeftoverAge time.Duration

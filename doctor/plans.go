@@ -29,7 +29,7 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 		if len(a.files) == 0 {
 			continue
 		}
-		res, err := audit.Run(ctx, []string{a.dir}, audit.Options{Now: st.opts.Now}, nil)
+		res, err := audit.Run(ctx, []string{a.dir}, audit.Options{Now: st.opts.Now, Release: st.opts.Release}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", a.dir, err)
 		}
@@ -70,7 +70,7 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 		if a.sqlite != "" || len(a.files) == 0 {
 			continue
 		}
-		res, err := repair.Run(ctx, repair.Target{Paths: []string{a.dir}}, repair.Options{DryRun: true, Now: st.opts.Now}, nil)
+		res, err := repair.Run(ctx, repair.Target{Paths: []string{a.dir}}, repair.Options{DryRun: true, Now: st.opts.Now, Release: st.opts.Release}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("repair plan %s: %w", a.dir, err)
 		}

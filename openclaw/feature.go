@@ -21,6 +21,10 @@ const (
 	// RepairInsertsDeliveryMirrorResults: OpenAI Responses `message` tool calls followed by a
 	// transcript-only delivery-mirror turn get synthetic "aborted" results.
 	RepairInsertsDeliveryMirrorResults
+	// LoaderKeepsHeaderlessEntries: SessionManager.open of a file without a session header
+	// writes a new header before its entries; earlier releases rewrite it with a bare header,
+	// losing every entry.
+	LoaderKeepsHeaderlessEntries
 )
 
 type featureInfo struct {
@@ -34,6 +38,7 @@ var features = map[Feature]featureInfo{
 	RepairInsertsCodeModeResults:       {"repair inserts missing code-mode tool results", MustParse("2026.6.11")},
 	RepairReplacesCorruptImages:        {"repair replaces corrupt base64 image blocks", MustParse("2026.6.11")},
 	RepairInsertsDeliveryMirrorResults: {"repair inserts results of message tool calls mirrored by delivery-mirror", MustParse("2026.6.11")},
+	LoaderKeepsHeaderlessEntries:       {"the loader keeps the entries of a file without a header", MustParse("2026.6.11")},
 }
 
 func (f Feature) String() string { return features[f].name }

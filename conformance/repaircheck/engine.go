@@ -81,6 +81,31 @@ func Oracle(ctx context.Context, o harness.Caller, data []byte) ([]byte, answer,
 	return out, a, err
 }
 
+// LoadAnswer is what the real SessionManager.open makes of a file (the driver's "load").
+type LoadAnswer struct {
+	Entries  int     `json:"entries"`
+	Messages int     `json:"messages"`
+	Header   bool    `json:"header"`
+	Out      *string `json:"out"`
+}
+
+// Load asks the real loader about data; after is the file's bytes once opened.
+func Load(ctx context.Context, o harness.Caller, data []byte) (LoadAnswer, []byte, error) {
+	raw, err := o.Call(ctx, harness.Request{"op": "load", "data": base64.StdEncoding.EncodeToString(data)})
+	if err != nil {
+		return LoadAnswer{}, nil, err
+	}
+	var a LoadAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, nil, fmt.Errorf("driver answer: %v", err)
+	}
+	if a.Out == nil {
+		return a, data, nil
+	}
+	after, err := base64.StdEncoding.DecodeString(*a.Out)
+	return a, after, err
+}
+
 // Ours repairs data as `clawdoctor repair` would for release rel, in memory.
 func Ours(data []byte, rel openclaw.Release, salvageOnly bool) ([]byte, *repair.Plan, error) {
 	var n atomic.Int64
@@ -109,6 +134,13 @@ func (Engine) Check(ctx context.Context, o harness.Caller, rel openclaw.Release,
 	theirs, ans, err := Oracle(ctx, o, in.Data)
 	if err != nil {
 		return harness.Verdict{Kind: harness.Failed, Detail: "oracle: " + err.Error()}
+	}
+	if in.Set == "fixture" {
+		// What the loader makes of each fixture backs the texts that say what OpenClaw
+		// does (TestClaims); asking here puts the answers in the recordings.
+		if _, _, err := Load(ctx, o, in.Data); err != nil {
+			return harness.Verdict{Kind: harness.Failed, Detail: "oracle load: " + err.Error()}
+		}
 	}
 	ours, plan, err := Ours(in.Data, rel, false)
 	if err != nil {
