@@ -6,18 +6,17 @@
 package doctor
 
 import (
-	"github.com/clawdoctor/clawdoctor/openclaw"
-
-	"errors"
-	"os"
-
 	"context"
+	"errors"
 	"fmt"
-	"github.com/clawdoctor/clawdoctor/safefile"
-	"github.com/clawdoctor/clawdoctor/store"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/openclaw"
+	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Gate says what a fix needs before it is applied.
