@@ -239,6 +239,12 @@ func ruleCases() []ruleCase {
 			want{out: lines(hdr, a1), counts: Counts{DroppedLines: 1}, notes: []string{"dangling"}}},
 		{"glued entries before the header kept with --synthesize-header", lines(u1+u2, a1), func(o *Options) { o.SynthesizeHeader = true },
 			want{out: lines(`{"type":"session","version":3,"id":"s1","timestamp":"T","cwd":""}`, u1, u2, a1), counts: Counts{SynthesizedHeaders: 1, SalvagedLines: 2}}},
+		// Deliberate differences (docs/conformance.md): OpenClaw rewrites every line with
+		// JSON.stringify and drops blank lines when it repairs; we keep them.
+		{"a fix keeps the other lines' bytes", lines(hdr, `{"type": "message", "id": "u1", "parentId": null, "message": {"role": "user", "content": "caf\u00e9", "n": 1.0}}`, "not json", a1), nil,
+			want{out: lines(hdr, `{"type": "message", "id": "u1", "parentId": null, "message": {"role": "user", "content": "caf\u00e9", "n": 1.0}}`, a1), counts: Counts{DroppedLines: 1}}},
+		{"a fix keeps blank lines", lines(hdr, "", u1, "  ", "not json", a1), nil,
+			want{out: lines(hdr, "", u1, "  ", a1), counts: Counts{DroppedLines: 1}}},
 		{"JavaScript white space is a blank line", lines(hdr, "\u00a0\ufeff", u1), nil, want{}},
 	}
 }

@@ -151,6 +151,18 @@ func Print(w io.Writer, engine string, rel openclaw.Release, rs []Result, all bo
 	c := Count(rs)
 	fmt.Fprintf(w, "%s %s: %d inputs, %d equal, %d deliberate, %d differ, %d failed\n",
 		engine, rel, c.Inputs, c.Equal, c.Deliberate, c.Differ, c.Failed)
+	sets, order := map[string]int{}, []string{}
+	for _, r := range rs {
+		if sets[r.Input.Set] == 0 {
+			order = append(order, r.Input.Set)
+		}
+		sets[r.Input.Set]++
+	}
+	parts := make([]string, len(order))
+	for i, s := range order {
+		parts[i] = fmt.Sprintf("%s %d", s, sets[s])
+	}
+	fmt.Fprintf(w, "  inputs: %s\n", strings.Join(parts, ", "))
 	keys := make([]string, 0, len(c.ByDeliberate))
 	for k := range c.ByDeliberate {
 		keys = append(keys, k)
