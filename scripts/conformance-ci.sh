@@ -15,6 +15,9 @@ scripts/conformance.sh repair --release 2026.4.24 --seed 102 --mutations 1500 --
 scripts/conformance.sh repair --release 2026.3.13 --seed 103 --mutations 1500 --corpus-mutations 0 --all=false || rc=1
 # cleanup: a slice of the 105 store runs (the whole set takes about 10 minutes alone).
 scripts/conformance.sh cleanup --run 'TestConformance/generated/gen0[0-5]-' || rc=1
+# fixtures: generated state dirs accepted by the real 2026.6.11 (all releases: run the test
+# without -run's release part).
+go test -tags conformance -count=1 -run 'TestFixturesAcceptedByOpenClaw/2026.6.11/(faults-all|demo)$' ./conformance/ || rc=1
 
 echo "conformance-ci: $(($(date +%s) - t0)) s"
 exit $rc
