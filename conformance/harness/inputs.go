@@ -73,17 +73,9 @@ func Collect(ctx context.Context, s Sets) ([]Input, error) {
 		if _, err := os.Stat(dir); err != nil {
 			return nil, fmt.Errorf("corpus %s: %w (set CLAWDOCTOR_CORPUS, or leave the corpus sets out)", dir, err)
 		}
-		files, err := transcriptsUnder(dir)
-		if err != nil {
+		var err error
+		if corpus, err = readUnder("corpus", dir, "", true); err != nil {
 			return nil, err
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			rel, _ := filepath.Rel(dir, f)
-			corpus = append(corpus, Input{Set: "corpus", Name: filepath.ToSlash(rel), Data: data, Private: true})
 		}
 		if s.Corpus {
 			out = append(out, corpus...)
@@ -224,18 +216,30 @@ func faultInputs(ctx context.Context, seed uint64) ([]Input, error) {
 		if _, err := fixtures.Generate(ctx, dir, opts); err != nil {
 			return nil, fmt.Errorf("fault %s: %w", k.Name, err)
 		}
-		files, err := transcriptsUnder(dir)
+		ins, err := readUnder("fault", dir, k.Name+"/", false)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			rel, _ := filepath.Rel(dir, f)
-			out = append(out, Input{Set: "fault", Name: k.Name + "/" + filepath.ToSlash(rel), Data: data})
+		out = append(out, ins...)
+	}
+	return out, nil
+}
+
+// readUnder reads the transcripts at or below dir as inputs of set, named prefix + their path
+// relative to dir.
+func readUnder(set, dir, prefix string, private bool) ([]Input, error) {
+	files, err := transcriptsUnder(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Input
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
 		}
+		rel, _ := filepath.Rel(dir, f)
+		out = append(out, Input{Set: set, Name: prefix + filepath.ToSlash(rel), Data: data, Private: private})
 	}
 	return out, nil
 }

@@ -10,8 +10,8 @@
 import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { createInterface } from "node:readline";
-import { find, version } from "./chunks.mjs";
+import { find } from "./chunks.mjs";
+import { serve } from "./serve.mjs";
 
 const repair = await find("repairSessionFileIfNeeded");
 const SessionManager = await find("SessionManager");
@@ -30,15 +30,4 @@ async function accept(req) {
   }
 }
 
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of rl) {
-  if (!line.trim()) continue;
-  const req = JSON.parse(line);
-  let ans;
-  try {
-    ans = req.op === "version" ? { version: version() } : await accept(req);
-  } catch (err) {
-    ans = { error: String(err?.stack ?? err) };
-  }
-  process.stdout.write(`${JSON.stringify({ id: req.id, ...ans })}\n`);
-}
+await serve({ default: accept });

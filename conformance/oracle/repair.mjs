@@ -26,7 +26,6 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 
 let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
 const RealDate = Date;
@@ -47,7 +46,8 @@ syncBuiltinESMExports();
 
 // Imported after the patches so the chunk's `import { randomUUID } from "node:crypto"` sees them;
 // chunks.find takes the function from the chunk that exports it (or declares it, for 2026.3.x).
-const { find, version } = await import("./chunks.mjs");
+const { find } = await import("./chunks.mjs");
+const { serve } = await import("./serve.mjs");
 const repair = await find("repairSessionFileIfNeeded");
 
 const work = await mkdtemp(join(tmpdir(), "oracle-repair-"));
@@ -114,19 +114,5 @@ function canon(req) {
   };
 }
 
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of rl) {
-  if (!line.trim()) continue;
-  const req = JSON.parse(line);
-  let ans;
-  try {
-    if (req.op === "canon") ans = canon(req);
-    else if (req.op === "load") ans = await load(req);
-    else if (req.op === "version") ans = { version: version() };
-    else ans = await repairOne(req);
-  } catch (err) {
-    ans = { error: String(err?.stack ?? err) };
-  }
-  process.stdout.write(`${JSON.stringify({ id: req.id, ...ans })}\n`);
-}
+await serve({ default: repairOne, canon, load });
 await rm(work, { recursive: true, force: true });
