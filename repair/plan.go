@@ -332,6 +332,7 @@ type planner struct {
 	parents  []callRef  // parent references not equal to the previous entry's id
 	results  []uint64   // first usable id of every toolResult message
 	calls    []candCall // tool calls that may get a synthetic result (see collectFacts)
+	rules    map[openclaw.Feature]bool
 	pending  []candCall // message tool calls of the last OpenAI Responses turn, until the next message
 	lastNL   bool       // the stream ends with a newline
 	lastLine int64
@@ -739,6 +740,7 @@ type entryFields struct {
 	typ, id, parentID, msg, timestamp [2]int
 	hasType, hasMsg, hasID, hasParID  bool
 	m                                 msgFields // of the last "message" member, as JSON.parse keeps it
+	image                             bool      // the value may hold an image block (scanner.image)
 }
 
 // keyName returns the key of a key token when it is one the rules read, else "". The switch
@@ -800,7 +802,7 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 		*sc = scanner{b: c, collect: true, members: sc.members[:0]}
 		sc.value(v.s)
 	}
-	var f entryFields
+	f := entryFields{image: sc.image}
 	var cur msgFields // members of the "message" object being read
 	for _, m := range sc.members {
 		k := keyName(c[m.k0:m.k1])
@@ -852,9 +854,17 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 	return f
 }
 
-// has reports whether the release's repair has rule f (never in SalvageOnly plans).
+// has reports whether the release's repair has rule f (never in SalvageOnly plans). The answers
+// are worked out once per plan: this is asked for every message.
 func (p *planner) has(f openclaw.Feature) bool {
-	return !p.opts.SalvageOnly && p.opts.Release.Has(f)
+	if p.rules == nil {
+		p.rules = map[openclaw.Feature]bool{}
+		for _, g := range []openclaw.Feature{openclaw.RepairDropsRolelessMessages, openclaw.RepairRewritesBlankTurns,
+			openclaw.RepairInsertsCodeModeResults, openclaw.RepairReplacesCorruptImages, openclaw.RepairInsertsDeliveryMirrorResults} {
+			p.rules[g] = !p.opts.SalvageOnly && p.opts.Release.Has(g)
+		}
+	}
+	return p.rules[f]
 }
 
 // entry applies the per-entry rules to one value of a line.
@@ -874,7 +884,7 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 		typ = ""
 	}
 	isMsg := typ == "message"
-	if isMsg && p.opts.Release.Has(openclaw.RepairDropsRolelessMessages) {
+	if isMsg && p.opts.Release.Has(openclaw.RepairDropsRolelessMessages) { // also in SalvageOnly plans: see below
 		why := ""
 		if role, ok := strValue(tok(f.m.role)); !f.hasMsg || c[f.msg[0]] != '{' {
 			why = "message entry without a message object"
@@ -938,14 +948,14 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 		p.ids = append(p.ids, p.prevHash)
 	}
 	if isMsg && f.hasMsg && c[f.msg[0]] == '{' && !p.opts.SalvageOnly {
-		p.message(line, c, f.m, idTok, v)
+		p.message(line, c, f.m, f.image, idTok, v)
 	}
 }
 
 // message applies the rules for one message entry of the release (session-file-repair.ts, in
 // its order: the empty error turn, corrupt images, blank user turns, then the missing results
 // of OpenAI tool calls).
-func (p *planner) message(line int64, c []byte, m msgFields, idTok []byte, v *value) {
+func (p *planner) message(line int64, c []byte, m msgFields, image bool, idTok []byte, v *value) {
 	tok := func(r [2]int) []byte { return c[r[0]:r[1]] }
 	role, _ := strValue(tok(m.role))
 	stop, _ := strValue(tok(m.stopReason))
@@ -965,8 +975,8 @@ func (p *planner) message(line int64, c []byte, m msgFields, idTok []byte, v *va
 		// space never counts as answered there and every repair adds another synthetic
 		// result. Ours answers it with the synthetic result already written: repair is
 		// idempotent (docs/conformance.md).
-		if r := m.resultIDs[0]; r[1] != 0 && bytes.Contains(c[v.s:v.e], []byte(`"openclawSyntheticMissingToolResult":true`)) {
-			if s, ok := strValue(tok(r)); ok && s != jsTrim(s) {
+		if r := m.resultIDs[0]; r[1] != 0 {
+			if s, ok := strValue(tok(r)); ok && s != jsTrim(s) && bytes.Contains(c[v.s:v.e], []byte(`"openclawSyntheticMissingToolResult":true`)) {
 				p.results = append(p.results, maphash.String(p.seed, s))
 			}
 		}
@@ -985,8 +995,8 @@ func (p *planner) message(line int64, c []byte, m msgFields, idTok []byte, v *va
 			repl: []lpiece{{lit: []byte(`[{"type":"text","text":"` + StreamErrorFallbackText + `"}]`)}}})
 		p.plan.Counts.RewrittenAssistantMessages++
 		p.change(line, "rewrite-assistant", "empty assistant error turn gets the stream-error text")
-	case isArray && (p.has(openclaw.RepairReplacesCorruptImages) || (rewrite && role == "user")):
-		p.contentBlocks(line, c, m.content, rewrite && role == "user", v)
+	case isArray && (rewrite && role == "user" || p.has(openclaw.RepairReplacesCorruptImages) && image):
+		p.contentBlocks(line, c, m.content, rewrite && role == "user", image, v)
 	case rewrite && role == "user" && hasContent && c[m.content[0]] == '"':
 		if blankStringToken(tok(m.content)) {
 			v.splices = append(v.splices, splice{s: m.content[0], e: m.content[1], repl: []lpiece{{lit: []byte(`"` + BlankUserFallbackText + `"`)}}})
@@ -1011,15 +1021,15 @@ func (p *planner) message(line int64, c []byte, m msgFields, idTok []byte, v *va
 // contentBlocks applies the corrupt-image rule and, for a user turn, the blank-text rule to the
 // content array r in one splice: corrupt image blocks become a text block, blank text blocks
 // go, and a user turn left with nothing gets the "(continue)" text.
-func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user bool, v *value) {
-	images := p.has(openclaw.RepairReplacesCorruptImages)
+func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool, v *value) {
+	images := image && p.has(openclaw.RepairReplacesCorruptImages)
 	elems := p.elements(c, r)
 	var repl []lpiece
 	kept, replaced, removed := 0, 0, 0
 	for _, el := range elems {
 		var piece lpiece
 		switch {
-		case images && bytes.Contains(c[el[0]:el[1]], []byte("image")) && corruptImage(c, el):
+		case images && corruptImage(c, el):
 			piece = lpiece{lit: []byte(corruptImageBlock)}
 			replaced++
 		case user && p.blankTextBlock(c, el):
