@@ -49,7 +49,9 @@ type Transcript struct {
 // Transcript opens the event stream of sessionID. It is empty (not an error) when the session
 // has no events.
 func (db *DB) Transcript(ctx context.Context, sessionID string) (*Transcript, error) {
-	q := `SELECT seq, event_json, ` + db.col("transcript_events", "event_zstd") + `, ` + db.col("transcript_events", "event_utf8_bytes") +
+	// CAST: modernc hands a BLOB over as []byte, which sql.RawBytes keeps without a second
+	// copy (TEXT comes as a string, copied again).
+	q := `SELECT seq, CAST(event_json AS BLOB), ` + db.col("transcript_events", "event_zstd") + `, ` + db.col("transcript_events", "event_utf8_bytes") +
 		` FROM transcript_events WHERE session_id = ? ORDER BY seq`
 	rows, err := db.conn.QueryContext(ctx, q, sessionID)
 	if err != nil {

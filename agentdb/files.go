@@ -55,6 +55,11 @@ func readHeader(path string) (header, int64, error) {
 	if h.pageSize == 1 {
 		h.pageSize = 65536
 	}
+	// Fixed fields of every valid header: a power-of-two page size and the payload
+	// fractions 64, 32, 32. A damaged header must not be read as a schema version.
+	if h.pageSize < 512 || h.pageSize&(h.pageSize-1) != 0 || b[21] != 64 || b[22] != 32 || b[23] != 32 {
+		return header{}, st.Size(), wrapf(ErrNotDatabase, "damaged header")
+	}
 	h.walMode = b[18] == 2 && b[19] == 2
 	return h, st.Size(), nil
 }

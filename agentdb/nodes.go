@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -20,6 +21,8 @@ type Node struct {
 	// session in place (its rows are kept).
 	UpdatedAt  int64 `json:"updated_at,omitempty"`
 	ArchivedAt int64 `json:"archived_at,omitempty"`
+	// Archived is set when archived_at is not NULL (even 0).
+	Archived bool `json:"archived,omitempty"`
 }
 
 // Nodes returns every session node in insertion order (rowid: import keeps the order of
@@ -36,7 +39,7 @@ func (db *DB) Nodes(ctx context.Context) ([]Node, error) {
 		if err := rows.Scan(&n.Key, &n.SessionID, &entry, &status, &updated, &archived); err != nil {
 			return err
 		}
-		n.Entry, n.Status, n.UpdatedAt, n.ArchivedAt = json.RawMessage(entry), status.String, updated.Int64, archived.Int64
+		n.Entry, n.Status, n.UpdatedAt, n.ArchivedAt, n.Archived = json.RawMessage(entry), status.String, updated.Int64, archived.Int64, archived.Valid
 		out = append(out, n)
 		return nil
 	})
@@ -155,26 +158,26 @@ func (db *DB) Archives(ctx context.Context) ([]Archive, error) {
 	return out, err
 }
 
-// ArchiveContent returns the JSONL of one archived transcript, decompressed, after checking
-// the stored sha256 (of the blob as stored, or of the decoded content; either is accepted).
-func (db *DB) ArchiveContent(ctx context.Context, a Archive) ([]byte, error) {
-	var blob []byte
-	err := db.conn.QueryRowContext(ctx, `SELECT archive_blob FROM session_transcript_archives WHERE session_id = ? AND generation = ?`,
+// ArchiveContent returns one archived transcript: the blob as stored and its JSONL content
+// (decompressed when the encoding is zstd), after checking the stored sha256 (of the blob or
+// of the content; either is accepted).
+func (db *DB) ArchiveContent(ctx context.Context, a Archive) (blob, content []byte, err error) {
+	err = db.conn.QueryRowContext(ctx, `SELECT archive_blob FROM session_transcript_archives WHERE session_id = ? AND generation = ?`,
 		a.SessionID, a.Generation).Scan(&blob)
 	if err != nil {
-		return nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: classify(err)}
+		return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: classify(err)}
 	}
-	content := blob
+	content = blob
 	if a.Encoding == "zstd" {
 		content, err = db.decodeEvent(blob, nil, sql.NullInt64{})
 		if err != nil {
-			return nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: %v", a.Name, err)}
+			return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: %v", a.Name, err)}
 		}
 	}
 	if !strings.EqualFold(hexSum(blob), a.SHA256) && !strings.EqualFold(hexSum(content), a.SHA256) {
-		return nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: sha256 does not match", a.Name)}
+		return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: sha256 does not match", a.Name)}
 	}
-	return content, nil
+	return blob, content, nil
 }
 
 // ColdArchive is one session_transcript_cold_archives row: a session whose events were moved
@@ -232,4 +235,105 @@ func (db *DB) query(ctx context.Context, q string, row func(*sql.Rows) error, ar
 func hexSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// ErrNoSession is returned by Resolve for a name that is neither a session id with events nor
+// a node's key.
+var ErrNoSession = errors.New("no such session (neither a session id with events nor a session key)")
+
+// Resolve returns the session id that idOrKey names: a session id with events, else the
+// current session of the node with that key.
+func (db *DB) Resolve(ctx context.Context, idOrKey string) (string, error) {
+	var n int
+	if err := db.conn.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1)`, idOrKey).Scan(&n); err != nil {
+		return "", dbErr(db.Path, classify(err))
+	}
+	if n > 0 {
+		return idOrKey, nil
+	}
+	var id string
+	err := db.conn.QueryRowContext(ctx, `SELECT current_session_id FROM session_nodes WHERE session_key = ?`, idOrKey).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", &Error{Path: db.Path, Session: idOrKey, Seq: -1, Err: ErrNoSession}
+	}
+	if err != nil {
+		return "", dbErr(db.Path, classify(err))
+	}
+	return id, nil
+}
+
+// Row is a session node as OpenClaw's maintenance reads it: the node's columns that override
+// its entry_json, the current window's chat type and the delivery target of its primary
+// conversation. Nullable columns are nil when NULL.
+type Row struct {
+	Node
+	PinnedAt          *int64
+	LastInteractionAt *int64
+	LastActivityAt    *int64
+	SpawnedBy         string
+	ParentSessionKey  string
+	ChatType          string // session_windows.chat_type of the current window
+	// Delivery is the current window's primary conversation (channel and target set), or nil.
+	Delivery *Delivery
+}
+
+// Delivery is a conversation's delivery target.
+type Delivery struct {
+	Channel, Target, AccountID, ThreadID string
+}
+
+// Rows returns every node ordered by session_key (the order OpenClaw's maintenance walks).
+func (db *DB) Rows(ctx context.Context) ([]Row, error) {
+	n := func(c string) string { return "n." + c }
+	col := func(table, alias, c string) string {
+		if db.has(table, c) {
+			return alias + "." + c
+		}
+		return "NULL"
+	}
+	q := `SELECT n.session_key, n.current_session_id, n.entry_json, ` +
+		col("session_nodes", "n", "status") + `, ` + col("session_nodes", "n", "updated_at") + `, ` + col("session_nodes", "n", "archived_at") + `, ` +
+		col("session_nodes", "n", "pinned_at") + `, ` + col("session_nodes", "n", "last_interaction_at") + `, ` + col("session_nodes", "n", "last_activity_at") + `, ` +
+		col("session_nodes", "n", "spawned_by") + `, ` + col("session_nodes", "n", "parent_session_key") + `, ` +
+		col("session_windows", "w", "chat_type")
+	join := ` LEFT JOIN session_windows w ON w.session_id = n.current_session_id AND w.session_key = n.session_key`
+	if db.has("session_windows", "primary_conversation_id") && db.has("conversations", "conversation_id", "channel", "delivery_target") {
+		q += `, c.channel, c.delivery_target, ` + col("conversations", "c", "account_id") + `, ` + col("conversations", "c", "thread_id")
+		join += ` LEFT JOIN conversations c ON c.conversation_id = w.primary_conversation_id`
+	} else {
+		q += `, NULL, NULL, NULL, NULL`
+	}
+	q += ` FROM session_nodes n` + join + ` ORDER BY ` + n("session_key")
+	var out []Row
+	err := db.query(ctx, q, func(rows *sql.Rows) error {
+		var r Row
+		var entry string
+		var status, spawned, parent, chat, ch, target, account, thread sql.NullString
+		var updated, archived, pinned, inter, act sql.NullInt64
+		if err := rows.Scan(&r.Key, &r.SessionID, &entry, &status, &updated, &archived, &pinned, &inter, &act, &spawned, &parent, &chat,
+			&ch, &target, &account, &thread); err != nil {
+			return err
+		}
+		r.Entry, r.Status, r.UpdatedAt, r.ArchivedAt = json.RawMessage(entry), status.String, updated.Int64, archived.Int64
+		r.PinnedAt, r.LastInteractionAt, r.LastActivityAt = ptr(pinned), ptr(inter), ptr(act)
+		r.SpawnedBy, r.ParentSessionKey, r.ChatType = spawned.String, parent.String, chat.String
+		if archived.Valid {
+			r.ArchivedAt = archived.Int64
+			r.Archived = true
+		}
+		if ch.String != "" && target.String != "" {
+			r.Delivery = &Delivery{Channel: ch.String, Target: target.String, AccountID: account.String, ThreadID: thread.String}
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+func ptr(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	v := n.Int64
+	return &v
 }

@@ -38,9 +38,8 @@ const (
 	MaxSchema = 23
 )
 
-// KnownSchemas names the releases whose schemas the tests read (real databases made by
-// those releases are in fixtures/sqlite).
-var KnownSchemas = map[int]string{1: "2026.6.11 (no sessions)", 19: "2026.8.1", 23: "2026.9.6"}
+// The schemas the tests read come from real databases of 2026.6.11 (1, no sessions),
+// 2026.8.1 (19) and 2026.9.6 (23) in fixtures/sqlite.
 
 // Meta is the schema_meta row of the database (meta_key 'primary').
 type Meta struct {

@@ -58,6 +58,7 @@ type sessionsDir struct {
 	transcripts []string // transcript-like files, sorted
 	locks       []string // *.jsonl.lock and sessions.json.lock
 	all         []string // every file name, for orphan checks
+	era         store.Era
 }
 
 // skipDirs are never descended into when a directory argument is walked.
@@ -85,7 +86,7 @@ func discover(root, agent string) ([]*sessionsDir, error) {
 			return filepath.SkipDir
 		}
 		sd, err := readSessionsDir(p)
-		if err == nil && (sd.store || len(sd.transcripts) > 0) {
+		if err == nil && (sd.store || len(sd.transcripts) > 0 || sd.era.SQLite || sd.era.Unknown != "") {
 			out = append(out, sd)
 		}
 		return nil
@@ -99,6 +100,9 @@ func readSessionsDir(dir string) (*sessionsDir, error) {
 		return nil, err
 	}
 	sd := &sessionsDir{dir: dir}
+	if filepath.Base(dir) == "sessions" {
+		sd.era = store.DetectEra(dir) // a SQLite-era agent's sessions dir may hold no JSONL at all
+	}
 	for _, e := range ents {
 		if e.IsDir() {
 			continue

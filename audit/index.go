@@ -4,60 +4,63 @@ import (
 	"hash/maphash"
 )
 
-// The per-entry index is pointer-free (strings live in a chunked byte arena, nodes in chunked
-// slices, ids in a hash-keyed map) so a transcript of millions of entries costs a few dozen
-// bytes per entry and almost nothing for the garbage collector to scan.
+// The per-entry index is pointer-free and split in two: the hot part of every entry (node, 16
+// bytes: id key, parent, kind, flags) stays in memory for the tree walks; the rest (detail:
+// line, timestamp, previews, tool-call ids) is appended to spilled logs (spill.go) and read
+// back in file order after the scan. Ids are 64-bit keys (idKey), so the id index needs no
+// strings at all.
 
-// sref is a string stored in the arena.
-type sref struct {
-	chunk, off, n uint32
-}
-
-func (r sref) empty() bool { return r.n == 0 }
-
-const arenaChunk = 1 << 20
-
-type arena struct {
-	chunks [][]byte
-	cur    int // chunk small strings go to; -1 none
-}
-
-func (a *arena) put(b []byte) sref {
-	if len(b) == 0 {
-		return sref{}
+// idKey turns an entry or tool-call id into a 64-bit key. OpenClaw's entry ids are 8 lowercase
+// hex digits: they are packed exactly (top bit set). Any other id is hashed (top bit clear):
+// two different ids then share a key with probability 2^-63 per pair, which the duplicate-id
+// check rules out by comparing the strings (see scan.sameID); parent links trust the key.
+func idKey(seed maphash.Seed, id []byte) uint64 {
+	if len(id) == 0 {
+		return 0
 	}
-	if len(b) > arenaChunk/4 { // big strings get their own chunk
-		a.chunks = append(a.chunks, append([]byte(nil), b...))
-		a.cur = -1
-		return sref{chunk: uint32(len(a.chunks) - 1), n: uint32(len(b))}
-	}
-	if len(a.chunks) == 0 || a.cur < 0 || len(a.chunks[a.cur])+len(b) > cap(a.chunks[a.cur]) {
-		// chunks start small (most transcripts are small) and double up to arenaChunk
-		size := 16 << 10
-		if a.cur >= 0 && len(a.chunks) > 0 {
-			size = min(2*cap(a.chunks[a.cur]), arenaChunk)
+	if len(id) == 8 {
+		var v uint64
+		ok := true
+		for _, c := range id {
+			switch {
+			case c >= '0' && c <= '9':
+				v = v<<4 | uint64(c-'0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | uint64(c-'a'+10)
+			default:
+				ok = false
+			}
 		}
-		a.chunks = append(a.chunks, make([]byte, 0, max(size, len(b))))
-		a.cur = len(a.chunks) - 1
+		if ok {
+			return 1<<63 | v
+		}
 	}
-	c := a.chunks[a.cur]
-	off := len(c)
-	a.chunks[a.cur] = append(c, b...)
-	return sref{chunk: uint32(a.cur), off: uint32(off), n: uint32(len(b))}
+	h := maphash.Bytes(seed, id) &^ (1 << 63)
+	if h == 0 {
+		h = 1 // 0 means "no id"
+	}
+	return h
 }
 
-func (a *arena) putString(s string) sref { return a.put([]byte(s)) }
-
-func (a *arena) bytes(r sref) []byte {
-	if r.n == 0 {
-		return nil
+// packed reports whether k holds its id exactly, and returns it.
+func packed(k uint64) (string, bool) {
+	if k>>63 == 0 {
+		return "", false
 	}
-	return a.chunks[r.chunk][r.off : r.off+r.n]
+	const hex = "0123456789abcdef"
+	var b [8]byte
+	for i := 7; i >= 0; i-- {
+		b[i] = hex[k&15]
+		k >>= 4
+	}
+	return string(b[:]), true
 }
 
 // nodeChunk is how many nodes one chunk holds.
 const nodeChunk = 8192
 
+// nodes is a chunked slice: growing it never copies, so a big index never needs twice its
+// size, and it holds no pointers for the garbage collector to scan.
 type nodes struct {
 	chunks [][]node
 	n      int
@@ -79,77 +82,94 @@ func (ns *nodes) add(n node) int32 {
 
 func (ns *nodes) at(i int32) *node { return &ns.chunks[i/nodeChunk][i%nodeChunk] }
 
-// idMap maps entry ids to node indices: an open-addressing table of 64-bit id hashes
-// (one probe sequence per insert-or-lookup, 12 bytes a slot, nothing for the GC to scan).
-// Two different ids with the same hash go to a plain map.
-type idMap struct {
-	seed  maphash.Seed
-	hs    []uint64
-	is    []int32 // node index + 1; 0 marks an empty slot
+// keyMap maps 64-bit keys to int32 values (node or call indices). It is split in shards by
+// the key's hash so that growing never allocates more than a shard's worth at once (a single
+// table doubling from 16 to 32 M slots would hold both for a moment); each shard is an
+// open-addressing table of 8-byte slots (the hash's low 32 bits as a tag, which also gives the
+// slot, so growing needs no rehash; value + 1). A tag match is confirmed by the caller's key of the value (keyOf), so slots need not hold the key.
+type keyMap struct {
+	seed   maphash.Seed
+	shards [keyShards]keyShard
+	keyOf  func(v int32) uint64
+}
+
+const keyShards = 64
+
+type keyShard struct {
+	slots []uint64 // tag<<32 | uint32(v+1); 0 empty
 	n     int
-	other map[string]int32
 }
 
-func newIDMap() *idMap {
-	return &idMap{seed: maphash.MakeSeed(), hs: make([]uint64, 1024), is: make([]int32, 1024)}
+func newKeyMap(keyOf func(int32) uint64) *keyMap {
+	return &keyMap{seed: maphash.MakeSeed(), keyOf: keyOf}
 }
 
-// slot returns the slot of hash h: the one holding it, or the empty one where it goes.
-func (im *idMap) slot(h uint64) int {
-	mask := len(im.hs) - 1
-	for k := int(h) & mask; ; k = (k + 1) & mask {
-		if im.is[k] == 0 || im.hs[k] == h {
-			return k
-		}
-	}
-}
+func (m *keyMap) hash(k uint64) uint64 { return maphash.Comparable(m.seed, k) }
 
-// get returns the node of id; idOf reads a node's id for the collision check.
-func (im *idMap) get(id []byte, idOf func(int32) []byte) (int32, bool) {
-	h := maphash.Bytes(im.seed, id)
-	k := im.slot(h)
-	if im.is[k] == 0 {
+// get returns the value of key k.
+func (m *keyMap) get(k uint64) (int32, bool) {
+	h := m.hash(k)
+	sh := &m.shards[h>>58]
+	if len(sh.slots) == 0 {
 		return 0, false
 	}
-	if i := im.is[k] - 1; string(idOf(i)) == string(id) {
-		return i, true
-	}
-	j, ok := im.other[string(id)]
-	return j, ok
-}
-
-// set maps id to i (the later entry wins, as in pi's index) and returns the node id had.
-func (im *idMap) set(id []byte, i int32, idOf func(int32) []byte) (prev int32, dup bool) {
-	h := maphash.Bytes(im.seed, id)
-	k := im.slot(h)
-	if im.is[k] != 0 {
-		old := im.is[k] - 1
-		if string(idOf(old)) != string(id) { // a different id with the same hash
-			if im.other == nil {
-				im.other = map[string]int32{}
-			}
-			prev, dup = im.other[string(id)]
-			im.other[string(id)] = i
-			return prev, dup
+	tag := uint32(h)
+	mask := len(sh.slots) - 1
+	for i := int(tag) & mask; ; i = (i + 1) & mask {
+		s := sh.slots[i]
+		if s == 0 {
+			return 0, false
 		}
-		im.is[k] = i + 1
-		return old, true
+		if uint32(s>>32) == tag {
+			if v := int32(uint32(s)) - 1; m.keyOf(v) == k {
+				return v, true
+			}
+		}
 	}
-	im.hs[k], im.is[k] = h, i+1
-	im.n++
-	if im.n*2 > len(im.hs) {
-		im.grow()
-	}
-	return 0, false
 }
 
-func (im *idMap) grow() {
-	hs, is := im.hs, im.is
-	im.hs, im.is = make([]uint64, 2*len(hs)), make([]int32, 2*len(is))
-	for k, v := range is {
-		if v != 0 {
-			j := im.slot(hs[k])
-			im.hs[j], im.is[j] = hs[k], v
+// set maps k to v and returns the value k had.
+func (m *keyMap) set(k uint64, v int32) (prev int32, had bool) {
+	h := m.hash(k)
+	sh := &m.shards[h>>58]
+	if len(sh.slots) == 0 {
+		sh.slots = make([]uint64, 16)
+	}
+	tag := uint32(h)
+	slot := uint64(tag)<<32 | uint64(uint32(v+1))
+	mask := len(sh.slots) - 1
+	for i := int(tag) & mask; ; i = (i + 1) & mask {
+		s := sh.slots[i]
+		if s == 0 {
+			sh.slots[i] = slot
+			sh.n++
+			if sh.n*4 > len(sh.slots)*3 {
+				m.grow(sh)
+			}
+			return 0, false
+		}
+		if uint32(s>>32) == tag {
+			if old := int32(uint32(s)) - 1; m.keyOf(old) == k {
+				sh.slots[i] = slot
+				return old, true
+			}
+		}
+	}
+}
+
+func (m *keyMap) grow(sh *keyShard) {
+	old := sh.slots
+	sh.slots = make([]uint64, 2*len(old))
+	mask := len(sh.slots) - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		for i := int(s>>32) & mask; ; i = (i + 1) & mask { // the tag is the hash's low bits
+			if sh.slots[i] == 0 {
+				sh.slots[i] = s
+				break
+			}
 		}
 	}
 }

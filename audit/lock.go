@@ -26,9 +26,9 @@ func checkLock(path string, now time.Time, add func(Finding)) {
 	}
 	target := strings.TrimSuffix(filepath.Base(path), ".lock")
 	if !l.Stale {
-		add(newFinding("lock.live", path, 0, "", fmt.Sprintf("%s is locked by a live process (pid %d): a gateway or agent is writing it now; do not repair or clean this sessions dir until it stops", target, l.PID), ev))
+		add(newFinding("lock.live", path, 0, "", fmt.Sprintf("%s is locked by a live process (pid %d): a gateway or agent is writing it now", target, l.PID), "Do not repair or clean this sessions dir until it stops", ev))
 		return
 	}
 	ev["reasons"] = l.Reasons
-	add(newFinding("lock.stale", path, 0, "", fmt.Sprintf("lock on %s is stale (%s): its owner is gone, and OpenClaw waits up to 60 s on it before taking over. Run: clawdoctor doctor --fix (it moves the lock to the backup dir)", target, strings.Join(l.Reasons, ", ")), ev))
+	add(newFinding("lock.stale", path, 0, "", fmt.Sprintf("lock on %s is stale (%s): its owner is gone, and OpenClaw waits up to 60 s on it before taking over", target, strings.Join(l.Reasons, ", ")), "Run: clawdoctor doctor --fix (it moves the lock to the backup dir)", ev))
 }

@@ -51,7 +51,7 @@ func CheckLog(ctx context.Context, path string) ([]Finding, map[string]int64, er
 			}
 			if f["decision"] == "candidate_failed" && f["next"] != "" && f["next"] != "none" {
 				out = append(out, newFinding("fallback.chain", path, ev.Line, "", fmt.Sprintf("gateway fell back from %s to %s (reason %s%s)",
-					f["candidate"], f["next"], orUnknown(f["reason"]), detailSuffix(f["detail"])),
+					f["candidate"], f["next"], orUnknown(f["reason"]), detailSuffix(f["detail"])), "",
 					map[string]any{"from": f["candidate"], "to": f["next"], "reason": orUnknown(f["reason"]), "requested": f["requested"], "detail": f["detail"], "time": fmtTime(ev.Time), "sessionId": f["sessionId"]}))
 			}
 		}
@@ -103,9 +103,9 @@ func conflictFinding(ev forensics.Event, retry *forensics.Event, within func(tim
 		evd["cliSessionId"] = id
 	}
 	story = append(story, fmt.Sprintf("line %d: Claude refused it because its transcript already exists (\"Session ID … is already in use\")", ev.Line))
-	msg := "Claude CLI session-id conflict: " + strings.Join(story, "; ") +
-		". Clear the stale binding (clawdoctor doctor --fix) and update the tmux backend fork (#83011)"
-	return newFinding("cli.session-id-conflict", ev.Path, ev.Line, "", msg, evd)
+	msg := "Claude CLI session-id conflict: " + strings.Join(story, "; ")
+	return newFinding("cli.session-id-conflict", ev.Path, ev.Line, "", msg,
+		"Clear the stale binding (clawdoctor doctor --fix) and update the tmux backend fork (#83011)", evd)
 }
 
 // attachFallback adds the fallback decision a conflict caused, and says when it was misread
@@ -122,7 +122,7 @@ func attachFallback(f *Finding, ev forensics.Event) {
 	if misread {
 		what += ", which reads as a timeout although the real cause was the session-id conflict"
 	}
-	f.Message = strings.Replace(f.Message, ". Clear the stale binding", what+". Clear the stale binding", 1)
+	f.Message += what
 	if f.Line == 0 {
 		f.Line = ev.Line
 	}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/progress"
 	"github.com/clawdoctor/clawdoctor/store"
@@ -32,8 +35,13 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 
 	var dirs []*sessionsDir
 	var files []string
+	var dbs []dbInput // agent databases and "<db>#<session>" refs given as paths
 	var firstErr error
 	for _, p := range paths {
+		if db, session, ok := agentdb.ParseRef(p); ok {
+			dbs = append(dbs, dbInput{db, session})
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			res.Unreadable = append(res.Unreadable, p)
@@ -43,6 +51,10 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			continue
 		}
 		if !st.IsDir() {
+			if agentdb.IsDBPath(p) {
+				dbs = append(dbs, dbInput{path: p})
+				continue
+			}
 			if filepath.Base(p) == "sessions.json" {
 				sd, err := readSessionsDir(filepath.Dir(p))
 				if err == nil {
@@ -73,6 +85,12 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		for _, t := range d.transcripts {
 			total += size(filepath.Join(d.dir, t))
 		}
+		if d.era.SQLite {
+			total += size(d.era.DB)
+		}
+	}
+	for _, db := range dbs {
+		total += size(db.path)
 	}
 	c.SetTotal(total)
 
@@ -94,26 +112,15 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		}
 	}
 
-	transcript := func(path string) error {
-		fs, n, err := checkFile(ctx, path, opts, deliveries, c)
-		res.Findings = append(res.Findings, fs...)
-		res.Summary.Entries += n
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			res.Unreadable = append(res.Unreadable, path)
-			return nil
-		}
-		res.Summary.Files++
-		return nil
-	}
-	for _, f := range files {
-		if err := transcript(f); err != nil {
+	// Transcripts are audited side by side (one scan per core); everything else is cheap and
+	// runs in order here.
+	transcripts := append([]string(nil), files...)
+	var bindings []cliBinding
+	for _, db := range dbs {
+		if err := auditDB(ctx, db.path, db.session, opts, deliveries, c, res, &bindings); err != nil {
 			return res, err
 		}
 	}
-	var bindings []cliBinding
 	for _, d := range dirs {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -133,28 +140,49 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			// orphans only make sense against a store that parsed
 			for _, name := range d.all {
 				if referenced != nil && liveTranscript(name) && !referenced[name] {
-					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it. Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)", name),
+					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it", name),
+						"Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)",
 						map[string]any{"store": filepath.Join(d.dir, "sessions.json")}))
 				}
 			}
 		}
-		if era := store.DetectEra(d.dir); era.SQLite {
-			msg := "this agent's sessions live in SQLite (OpenClaw 2026.8+; " + strings.Join(era.Evidence, ", ") + "): these JSONL files may be stale copies and clawdoctor refuses to write them. Use openclaw doctor --session-sqlite inspect"
-			if era.HalfMigrated {
-				msg = "half-migrated: " + strings.Join(era.Legacy, ", ") + " remain beside the SQLite database (" + strings.Join(era.Evidence, ", ") + "), which is what OpenClaw 2026.8+ reads; clawdoctor refuses to write them. Run " + store.HalfMigratedHint
-			}
-			add(newFinding("store.sqlite-era", d.dir, 0, "", msg, map[string]any{"evidence": era.Evidence, "halfMigrated": era.HalfMigrated, "legacy": era.Legacy}))
+		if d.era.Unknown != "" {
+			res.Unreadable = append(res.Unreadable, d.dir+": "+d.era.Unknown) // the live store may be a database we cannot read
 		}
-		for _, l := range d.locks {
-			checkLock(filepath.Join(d.dir, l), opts.Now, add)
+		if era := d.era; era.HalfMigrated {
+			add(newFinding("store.sqlite-era", d.dir, 0, "", "half-migrated: "+strings.Join(era.Legacy, ", ")+" remain beside the SQLite database ("+strings.Join(era.Evidence, ", ")+
+				"), which is what OpenClaw 2026.8+ reads; these JSONL files may be stale and clawdoctor refuses to write them", "Run "+store.HalfMigratedHint,
+				map[string]any{"evidence": era.Evidence, "halfMigrated": true, "legacy": era.Legacy}))
 		}
-		for _, t := range d.transcripts {
-			if err := transcript(filepath.Join(d.dir, t)); err != nil {
+		if d.era.SQLite {
+			// The live store of a SQLite-era agent: its database, audited like its files.
+			if err := auditDB(ctx, d.era.DB, "", opts, deliveries, c, res, &bindings); err != nil {
 				return res, err
 			}
 		}
+		for _, l := range d.locks {
+			if d.era.SQLite {
+				break // OpenClaw 2026.8+ never reads a .jsonl.lock: the ones left behind block nothing
+			}
+			checkLock(filepath.Join(d.dir, l), opts.Now, add)
+		}
+		for _, t := range d.transcripts {
+			transcripts = append(transcripts, filepath.Join(d.dir, t))
+		}
 	}
 	sharedBindings(bindings, add)
+	for _, r := range checkFiles(ctx, transcripts, opts, deliveries, c) {
+		res.Findings = append(res.Findings, r.findings...)
+		res.Summary.Entries += r.entries
+		if r.err != nil {
+			res.Unreadable = append(res.Unreadable, r.path)
+			continue
+		}
+		res.Summary.Files++
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	res.finish()
 	if res.Summary.Files == 0 && firstErr != nil {
 		return res, fmt.Errorf("%w: %v", ErrNoInput, firstErr)
@@ -162,12 +190,51 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	return res, nil
 }
 
+// dbInput is an agent database to audit, whole or one session (id or key).
+type dbInput struct{ path, session string }
+
 func size(p string) int64 {
 	st, err := os.Stat(p)
 	if err != nil {
 		return 0
 	}
 	return st.Size()
+}
+
+// fileResult is the audit of one transcript file.
+type fileResult struct {
+	path     string
+	findings []Finding
+	entries  int64
+	err      error
+}
+
+// checkFiles audits paths with one worker per core and returns the results in path order.
+// A big transcript's own scan is a two-stage pipeline (read | parse and index); many small
+// ones keep every core busy this way instead.
+func checkFiles(ctx context.Context, paths []string, opts Options, deliveries map[string]int64, c progress.Counter) []fileResult {
+	out := make([]fileResult, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fs, n, err := checkFile(ctx, paths[i], opts, deliveries, c)
+				out[i] = fileResult{path: paths[i], findings: fs, entries: n, err: err}
+			}
+		}()
+	}
+	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // checkFile opens one transcript (plain, gzip or zstd by magic bytes; jsonl.Open sizes its

@@ -60,7 +60,7 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 			off = int64(len(data)) // cut off: the error is at the end
 		}
-		add(newFinding("store.corrupt", path, lines.at(off), "", fmt.Sprintf("sessions.json is not a valid JSON object (%v); OpenClaw silently treats it as empty, so its next write drops every session row and orphans their transcripts. Do not start the gateway; run: clawdoctor repair %s", err, path),
+		add(newFinding("store.corrupt", path, lines.at(off), "", fmt.Sprintf("sessions.json is not a valid JSON object (%v); OpenClaw silently treats it as empty, so its next write drops every session row and orphans their transcripts", err), "Do not start the gateway; run: clawdoctor repair "+path,
 			map[string]any{"error": err.Error(), "offset": off}))
 		return res
 	}
@@ -104,13 +104,13 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 	for _, r := range rows {
 		var e storeEntry
 		if len(r.raw) == 0 || r.raw[0] != '{' || json.Unmarshal(r.raw, &e) != nil {
-			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q is not an object; a current gateway drops it on load", r.key), map[string]any{"key": r.key}))
+			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q is not an object; a current gateway drops it on load", r.key), "", map[string]any{"key": r.key}))
 			continue
 		}
 		id, _ := e.SessionID.(string)
 		id = strings.TrimSpace(id)
 		if !store.ValidSessionID(id) {
-			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q has no safe sessionId (%v); a current gateway drops it on load", r.key, e.SessionID), map[string]any{"key": r.key, "sessionId": e.SessionID}))
+			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q has no safe sessionId (%v); a current gateway drops it on load", r.key, e.SessionID), "", map[string]any{"key": r.key, "sessionId": e.SessionID}))
 			continue
 		}
 		sf, _ := e.SessionFile.(string)
@@ -125,8 +125,8 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 			} else {
 				what = "it resolves to " + tp + ", which clawdoctor will not touch"
 			}
-			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file. Correct or remove the row by hand: no clawdoctor command changes it",
-				r.key, sf, what), ev))
+			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file",
+				r.key, sf, what), "Correct or remove the row by hand: no clawdoctor command changes it", ev))
 		}
 		if !t.Outside {
 			res.referenced[filepath.Base(tp)] = true
@@ -139,16 +139,16 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 				ev["archives"] = archived
 				why = fmt.Sprintf("only archives remain (%s)", strings.Join(firstN(archived, 3), ", "))
 			}
-			add(newFinding("store.missing-transcript", path, r.line, id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty. Run: clawdoctor cleanup --dry-run --fix-missing to see the row pruned",
-				r.key, filepath.Base(tp), why), ev))
+			add(newFinding("store.missing-transcript", path, r.line, id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty",
+				r.key, filepath.Base(tp), why), "Run: clawdoctor cleanup --dry-run --fix-missing to see the row pruned", ev))
 		}
 		for _, blob := range []struct {
 			name string
 			raw  json.RawMessage
 		}{{"skillsSnapshot", e.SkillsSnapshot}, {"systemPromptReport", e.SystemPromptReport}} {
 			if len(blob.raw) > oversizedBlob {
-				add(newFinding("store.oversized-entry", path, r.line, id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn. Run: clawdoctor doctor --fix --yes (it strips the blob; OpenClaw regenerates it)",
-					r.key, blob.name, float64(len(blob.raw))/1e6), map[string]any{"key": r.key, "field": blob.name, "bytes": len(blob.raw)}))
+				add(newFinding("store.oversized-entry", path, r.line, id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn",
+					r.key, blob.name, float64(len(blob.raw))/1e6), "Run: clawdoctor doctor --fix --yes (it strips the blob; OpenClaw regenerates it)", map[string]any{"key": r.key, "field": blob.name, "bytes": len(blob.raw)}))
 			}
 		}
 		checkBindings(path, r.key, r.line, id, &e, add, bindings)
@@ -192,8 +192,8 @@ func checkBindings(path, key string, line int64, id string, e *storeEntry, add f
 			distinct[v] = true
 		}
 		if len(distinct) > 1 {
-			add(newFinding("cli.binding-mismatch", path, line, id, fmt.Sprintf("session row %q binds %s to different CLI sessions (%s); OpenClaw may resume the stale one and hit \"No conversation found\" or \"Session ID … is already in use\". Run: clawdoctor doctor --fix (it clears the stale binding)",
-				key, p, describe(src)), map[string]any{"key": key, "provider": p, "ids": src}))
+			add(newFinding("cli.binding-mismatch", path, line, id, fmt.Sprintf("session row %q binds %s to different CLI sessions (%s); OpenClaw may resume the stale one and hit \"No conversation found\" or \"Session ID … is already in use\"",
+				key, p, describe(src)), "Run: clawdoctor doctor --fix (it clears the stale binding)", map[string]any{"key": key, "provider": p, "ids": src}))
 		}
 		bound := src["cliSessionBindings"]
 		if bound == "" {
@@ -235,8 +235,8 @@ func sharedBindings(bindings []cliBinding, add func(Finding)) {
 			keys = append(keys, b.key)
 		}
 		for _, b := range bs[1:] {
-			add(newFinding("cli.shared-session-id", b.path, b.line, "", fmt.Sprintf("%s session %s is bound to %d session keys (%s); two conversations resume one CLI session and leak into each other. Run: clawdoctor doctor --fix (the most recently used key keeps the binding)",
-				b.provider, b.id, len(bs), strings.Join(keys, ", ")), map[string]any{"provider": b.provider, "cliSessionId": b.id, "keys": keys}))
+			add(newFinding("cli.shared-session-id", b.path, b.line, "", fmt.Sprintf("%s session %s is bound to %d session keys (%s); two conversations resume one CLI session and leak into each other",
+				b.provider, b.id, len(bs), strings.Join(keys, ", ")), "Run: clawdoctor doctor --fix (the most recently used key keeps the binding)", map[string]any{"provider": b.provider, "cliSessionId": b.id, "keys": keys}))
 		}
 	}
 }

@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
-	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -87,31 +88,49 @@ const (
 	fResultErr                     // toolResult isError
 )
 
-// node is what the audit keeps per entry: ids and a few facts, never the entry itself, so
-// memory grows with the number of entries and not with their size. It holds no pointers.
+// node is the hot part of one entry, kept in memory for the walks over the tree: 16 bytes and
+// no pointers, so a transcript of millions of entries costs little and the garbage collector
+// has nothing to scan. The rest of what the checks need is its detail (spilled).
 type node struct {
-	id, parent sref
-	extra      sref  // user text preview, assistant error message or mirror text, result id, compaction firstKept, leaf target
-	extra2     sref  // assistant/snapshot model "provider/model"; toolResult tool name or "message#<id>"
-	line, ts   int64 // ts in ms; 0 unknown
-	parentIdx  int32 // resolved after the scan; -1 none or dangling
-	callStart  int32 // into scan.calls
-	callN      int32
+	key        uint64 // idKey of the id; 0 when the entry has none
+	parentIdx  int32  // -1 none or dangling
 	kind, role uint8
 	flags      uint16
 }
 
+// detail is the rest of what the checks need of one entry, read back after the scan.
+type detail struct {
+	line, ts  int64 // ts in ms; 0 unknown
+	id        cref  // the id when idKey could not pack it
+	extra     cref  // user text preview, assistant error message or mirror text, result call id, compaction firstKept, leaf target
+	extra2    cref  // toolResult: "message#<id>" of a message-tool send
+	extraKey  uint64
+	callStart int32 // into scan.calls
+	callN     uint16
+	model     uint16 // assistant or snapshot "provider/model", toolResult tool name (interned)
+}
+
 // call is one tool call of an assistant message.
 type call struct {
-	node           int32
-	id, name, text sref // text: preview of the sent message of a message-tool send
-	invalid        uint8
-	send           bool
+	key     uint64 // idKey of the call id
+	id      cref
+	text    cref // preview of the sent message of a message-tool send
+	name    uint16
+	invalid uint8
+	send    bool
 }
 
 // why a tool call is invalid (spec transcript.md §4.2)
 var invalidReasons = []string{"", "no input (arguments and input are missing)", "no id", "blank name",
 	"name longer than 64 characters", "name has characters outside A-Z a-z 0-9 _ -"}
+
+// Spill budgets of one scan: in-memory bytes of each log before its old chunks go to disk
+// (variables so a test can make a small transcript spill).
+var (
+	detailBudget = 12 << 20
+	callBudget   = 6 << 20
+	coldBudget   = 8 << 20
+)
 
 // scan is the state of one transcript audit.
 type scan struct {
@@ -122,43 +141,83 @@ type scan struct {
 	perRule map[string]int
 	p       fastjson.Parser
 
-	a          arena
+	seed       maphash.Seed
 	nodes      nodes
-	ids        *idMap
-	calls      []call
-	values     int64 // parsed JSON values (header included)
+	details    *spilled[detail]
+	calls      *spilled[call]
+	cold       *coldArena
+	ids        *keyMap
+	names      []string // interned model and tool names; index 0 is ""
+	nameIdx    map[string]uint16
+	pending    *spilled[pendingParent] // parents not seen yet when their child was read
+	roots      int
+	rootIdx    [10]int32
+	forward    bool // some parent comes after its child in the file
+	values     int64
 	entries    int64
 	header     bool
 	headerLine int64
 	crlf       int64
 	crlfFirst  int64
 	deliveries map[string]int64 // messageId → delivery time (ms) from gateway logs
-	interned   map[string]sref  // model and tool names: few distinct values, stored once
 	dupIDs     bool             // some id is used twice
+	dupKeys    map[uint64]bool  // the keys used twice
 	sizeHint   int64            // bytes expected, for buffer sizes; 0 unknown
+	scratch    []byte
+	buf2       []byte
+}
+
+// pendingParent is an entry whose parentId named no entry read so far.
+type pendingParent struct {
+	node   int32
+	key    uint64
+	parent cref
 }
 
 // intern stores a short, often repeated string (a model or tool name) once.
-func (s *scan) intern(b []byte) sref {
+func (s *scan) intern(b []byte) uint16 {
 	if len(b) == 0 {
-		return sref{}
+		return 0
 	}
-	if r, ok := s.interned[string(b)]; ok {
-		return r
+	if i, ok := s.nameIdx[string(b)]; ok {
+		return i
 	}
-	r := s.a.put(b)
-	if len(s.interned) < 4096 {
-		s.interned[string(b)] = r
+	if len(s.names) >= 1<<16-1 {
+		return 1<<16 - 1 // "(other)": more distinct names than any real transcript has
 	}
-	return r
+	s.names = append(s.names, string(b))
+	s.nameIdx[string(b)] = uint16(len(s.names) - 1)
+	return uint16(len(s.names) - 1)
 }
 
-func (s *scan) str(r sref) string   { return string(s.a.bytes(r)) }
-func (s *scan) nd(i int32) *node    { return s.nodes.at(i) }
-func (s *scan) idOf(i int32) []byte { return s.a.bytes(s.nodes.at(i).id) }
+func (s *scan) name16(i uint16) string {
+	if int(i) < len(s.names) {
+		return s.names[i]
+	}
+	return "(other)"
+}
 
-// lookup returns the node with id.
-func (s *scan) lookup(id []byte) (int32, bool) { return s.ids.get(id, s.idOf) }
+func (s *scan) str(r cref) string    { return s.cold.str(r) }
+func (s *scan) nd(i int32) *node     { return s.nodes.at(i) }
+func (s *scan) det(i int32) detail   { return s.details.at(int(i)) }
+func (s *scan) keyOf(i int32) uint64 { return s.nodes.at(i).key }
+func (s *scan) key(id []byte) uint64 { return idKey(s.seed, id) }
+
+// idStr is the id of node i.
+func (s *scan) idStr(i int32) string {
+	if id, ok := packed(s.nd(i).key); ok {
+		return id
+	}
+	return s.str(s.det(i).id)
+}
+
+// lookup returns the node whose id has key k.
+func (s *scan) lookup(k uint64) (int32, bool) {
+	if k == 0 || s.ids == nil {
+		return 0, false
+	}
+	return s.ids.get(k)
+}
 
 // CheckTranscript audits one transcript stream. name is used only in findings. It returns the
 // findings and the number of entries read; err is set only when the stream could not be read.
@@ -167,27 +226,45 @@ func CheckTranscript(ctx context.Context, r io.Reader, name string, opts Options
 }
 
 func newScan(ctx context.Context, name string, opts Options) *scan {
-	return &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, ids: newIDMap(), a: arena{cur: -1}, interned: map[string]sref{}}
+	s := &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, seed: maphash.MakeSeed(),
+		details: newSpilled[detail](detailBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
+		pending: newSpilled[pendingParent](callBudget), names: []string{""}, nameIdx: map[string]uint16{}}
+	s.ids = newKeyMap(s.keyOf)
+	return s
+}
+
+func (s *scan) close() {
+	s.details.close()
+	s.calls.close()
+	s.cold.b.close()
+	s.pending.close()
 }
 
 func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
+	defer s.close()
 	if err := s.read(r); err != nil {
 		return s.out, s.entries, err
 	}
 	s.tree()
 	s.suppressed()
+	for _, err := range []error{s.details.err, s.calls.err, s.cold.b.err, s.pending.err} {
+		if err != nil {
+			return s.out, s.entries, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
 	return s.out, s.entries, nil
 }
 
-func (s *scan) add(rule string, line int64, entryID, msg string, ev map[string]any) {
+func (s *scan) add(rule string, line int64, entryID, msg, hint string, ev map[string]any) {
 	s.perRule[rule]++
 	if s.perRule[rule] > s.opts.maxPerRule() {
 		return
 	}
-	s.out = append(s.out, newFinding(rule, s.name, line, entryID, msg, ev))
+	s.out = append(s.out, newFinding(rule, s.name, line, entryID, msg, hint, ev))
 }
 
-// suppressed adds a note to the last kept finding of each rule that hit the cap.
+// suppressed makes the last listed finding of each rule that hit the cap stand for the
+// findings that were counted but not listed.
 func (s *scan) suppressed() {
 	max := s.opts.maxPerRule()
 	for rule, n := range s.perRule {
@@ -196,10 +273,7 @@ func (s *scan) suppressed() {
 		}
 		for i := len(s.out) - 1; i >= 0; i-- {
 			if s.out[i].Rule == rule {
-				if s.out[i].Evidence == nil {
-					s.out[i].Evidence = map[string]any{}
-				}
-				s.out[i].Evidence["moreNotShown"] = n - max
+				s.out[i].Omitted = n - max
 				break
 			}
 		}
@@ -214,6 +288,9 @@ type batch struct {
 }
 
 const batchBytes = 4 << 20
+
+// batchPool keeps the batches of finished scans for the next one.
+var batchPool sync.Pool
 
 // readBatches reads r in a goroutine and sends batches of lines; free returns used batches.
 // sizeHint (the stream size, 0 unknown) keeps buffers small for small files.
@@ -230,6 +307,11 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 			return b
 		default:
+			// a state dir is thousands of small scans: their batches are reused, not garbage
+			if b, ok := batchPool.Get().(*batch); ok && cap(b.buf) >= batchCap {
+				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+				return b
+			}
 			return &batch{buf: make([]byte, 0, batchCap)}
 		}
 	}
@@ -287,19 +369,27 @@ func (s *scan) read(r io.Reader) error {
 		select {
 		case free <- b:
 		default:
+			if cap(b.buf) <= batchBytes {
+				batchPool.Put(b)
+			}
+		}
+	}
+	for len(free) > 0 { // the reader has ended: its spare batches go to the next scan
+		if b := <-free; cap(b.buf) <= batchBytes {
+			batchPool.Put(b)
 		}
 	}
 	if s.crlf > 0 {
 		s.add("jsonl.crlf", s.crlfFirst, "", fmt.Sprintf(
-			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw reads CRLF line ends, but a stray CR between two entries or inside a string breaks the line. Run: clawdoctor repair %s",
-			s.crlf, s.crlfFirst, s.name), map[string]any{"lines": s.crlf})
+			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw reads CRLF line ends, but a stray CR between two entries or inside a string breaks the line",
+			s.crlf, s.crlfFirst), "", map[string]any{"lines": s.crlf})
 	}
 	return nil
 }
 
 func (s *scan) line(l *jsonl.Line) {
 	if l.Has(jsonl.FlagBOM) {
-		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; OpenClaw's repair cannot parse the header line, finds no header and never repairs the file. Run: clawdoctor repair "+s.name, nil)
+		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; OpenClaw's repair cannot parse the header line, finds no header and never repairs the file", s.repairHint(""), nil)
 	}
 	if l.Has(jsonl.FlagCRLF) || l.Has(jsonl.FlagLoneCR) {
 		if s.crlf == 0 {
@@ -308,7 +398,7 @@ func (s *scan) line(l *jsonl.Line) {
 		s.crlf++
 	}
 	if l.Has(jsonl.FlagTooLong) {
-		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is %d bytes, over the line cap; it was not checked (raise --max-line to check it)", l.Num, l.Size),
+		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is %d bytes, over the line cap; it was not checked", l.Num, l.Size), "Raise --max-line to check it",
 			map[string]any{"bytes": l.Size, "offset": l.Offset})
 		return
 	}
@@ -319,7 +409,7 @@ func (s *scan) line(l *jsonl.Line) {
 	switch {
 	case l.Has(jsonl.FlagNUL):
 		n := bytes.Count(b, []byte{0})
-		s.add("jsonl.nul-bytes", l.Num, "", fmt.Sprintf("line %d holds %d NUL byte(s) (left by a crash or disk damage); the line cannot be read as JSON. Run: clawdoctor repair %s", l.Num, n, s.name),
+		s.add("jsonl.nul-bytes", l.Num, "", fmt.Sprintf("line %d holds %d NUL byte(s) (left by a crash or disk damage); the line cannot be read as JSON", l.Num, n), s.repairHint(""),
 			map[string]any{"nulBytes": n, "offset": l.Offset})
 		b = bytes.ReplaceAll(b, []byte{0}, nil)
 		if v, err := s.p.ParseBytes(b); err == nil {
@@ -327,7 +417,7 @@ func (s *scan) line(l *jsonl.Line) {
 		}
 		return
 	case l.Has(jsonl.FlagInvalidUTF8):
-		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line. Run: clawdoctor repair %s", l.Num, s.name),
+		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line", l.Num), "",
 			map[string]any{"offset": l.Offset})
 		if v, err := s.p.ParseBytes(b); err == nil {
 			s.value(v, l.Num)
@@ -337,11 +427,15 @@ func (s *scan) line(l *jsonl.Line) {
 	v, err := s.p.ParseBytes(b)
 	if err == nil {
 		s.value(v, l.Num)
+		if l.Has(jsonl.FlagNoNewline) {
+			s.add("jsonl.missing-final-newline", l.Num, "", fmt.Sprintf("line %d, the last, is complete but has no final newline (an interrupted write, or an editor); the gateway's next append is glued to it and OpenClaw then skips both entries", l.Num),
+				s.repairHint(""), map[string]any{"offset": l.Offset})
+		}
 		return
 	}
 	if parts := splitConcatenated(b); len(parts) > 1 && l.Has(jsonl.FlagLoneCR) && bytes.Contains(b, []byte("}\r{")) {
 		// entries separated by a lone CR (an old Mac line end): one unreadable line for OpenClaw
-		s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d holds %d entries separated by lone CR bytes instead of newlines; OpenClaw reads it as one broken line and skips all of them. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
+		s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d holds %d entries separated by lone CR bytes instead of newlines; OpenClaw reads it as one broken line and skips all of them", l.Num, len(parts)), s.repairHint(""),
 			map[string]any{"loneCR": true, "objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
 			if v, err := s.p.ParseBytes(p); err == nil {
@@ -350,7 +444,7 @@ func (s *scan) line(l *jsonl.Line) {
 		}
 		return
 	} else if len(parts) > 1 {
-		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line. Run: clawdoctor repair %s", l.Num, len(parts), s.name),
+		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line", l.Num, len(parts)), s.repairHint(""),
 			map[string]any{"objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
 			if v, err := s.p.ParseBytes(p); err == nil {
@@ -365,7 +459,7 @@ func (s *scan) line(l *jsonl.Line) {
 		what = "is torn (the last line, cut off without a newline: an interrupted write)"
 		ev["torn"] = true
 	}
-	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw's repair drops it, so its entry and everything hanging off it are lost from context. Run: clawdoctor repair %s", l.Num, what, s.name), ev)
+	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw's repair drops it, so its entry and everything hanging off it are lost from context", l.Num, what), s.repairHint(""), ev)
 }
 
 // splitConcatenated splits a line made of several JSON values written back to back. It
@@ -431,7 +525,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 	s.values++
 	first := s.values == 1
 	if v.Type() != fastjson.TypeObject {
-		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), map[string]any{"jsonType": v.Type().String()})
+		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), "", map[string]any{"jsonType": v.Type().String()})
 		return
 	}
 	typ := string(v.GetStringBytes("type")) // a few distinct values: no allocation for short strings
@@ -444,7 +538,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 			if s.header {
 				where = fmt.Sprintf("after the header at line %d", s.headerLine)
 			}
-			s.add("header.duplicate", line, str(v, "id"), fmt.Sprintf("line %d is a second session header (%s): two transcripts were appended into one file; loaders mix their entries into one tree", line, where),
+			s.add("header.duplicate", line, str(v, "id"), fmt.Sprintf("line %d is a second session header (%s): two transcripts were appended into one file; loaders mix their entries into one tree", line, where), "",
 				map[string]any{"sessionId": str(v, "id"), "firstHeaderLine": s.headerLine})
 		}
 		return
@@ -461,7 +555,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 			run = "If it is one, run"
 			ev["foreign"] = true
 		}
-		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s. %s: clawdoctor repair --synthesize-header %s", line, typ, why, run, s.name), ev)
+		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s", line, typ, why), run+": clawdoctor repair --synthesize-header "+s.name, ev)
 	}
 	s.entry(v, typ, line)
 }
@@ -490,7 +584,7 @@ func (s *scan) checkHeader(v *fastjson.Value, line int64) {
 	}
 	if ts := v.Get("timestamp"); ts == nil || ts.Type() != fastjson.TypeString {
 		bad = append(bad, "no timestamp")
-	} else if _, ok := parseISO(string(ts.GetStringBytes())); !ok {
+	} else if _, ok := parseISO(ts.GetStringBytes()); !ok {
 		bad = append(bad, "timestamp is not ISO-8601")
 	}
 	if cwd := v.Get("cwd"); cwd != nil && cwd.Type() != fastjson.TypeString {
@@ -500,18 +594,71 @@ func (s *scan) checkHeader(v *fastjson.Value, line int64) {
 		bad = append(bad, "parentSession is not a string")
 	}
 	if len(bad) > 0 {
-		s.add("header.invalid", line, str(v, "id"), fmt.Sprintf("the session header at line %d is invalid: %s; OpenClaw's strict loader refuses the file (invalid_session)", line, strings.Join(bad, ", ")),
+		s.add("header.invalid", line, str(v, "id"), fmt.Sprintf("the session header at line %d is invalid: %s; OpenClaw's strict loader refuses the file (invalid_session)", line, strings.Join(bad, ", ")), "",
 			map[string]any{"problems": bad})
 	}
 }
 
-func parseISO(s string) (int64, bool) {
+// parseISO reads an ISO-8601 timestamp as epoch ms. The common "2026-05-01T08:00:00.000Z"
+// shape is read by hand (time.Parse was a tenth of the audit's time on small entries).
+func parseISO(b []byte) (int64, bool) {
+	if ms, ok := fastISO(b); ok {
+		return ms, true
+	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z07:00", "2006-01-02T15:04:05"} {
-		if t, err := time.Parse(layout, s); err == nil {
+		if t, err := time.Parse(layout, string(b)); err == nil {
 			return t.UnixMilli(), true
 		}
 	}
 	return 0, false
+}
+
+// fastISO reads YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z; ok is false for anything else.
+func fastISO(b []byte) (int64, bool) {
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	num := func(i, n int) (int, bool) {
+		v := 0
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	y, ok1 := num(0, 4)
+	mo, ok2 := num(5, 2)
+	d, ok3 := num(8, 2)
+	h, ok4 := num(11, 2)
+	mi, ok5 := num(14, 2)
+	sec, ok6 := num(17, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 {
+		return 0, false
+	}
+	ms := 0
+	if frac := b[19 : len(b)-1]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return 0, false
+		}
+		v, ok := num(20, len(frac)-1)
+		if !ok {
+			return 0, false
+		}
+		for k := len(frac) - 1; k < 3; k++ {
+			v *= 10
+		}
+		for k := len(frac) - 1; k > 3; k-- {
+			v /= 10
+		}
+		ms = v
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d { // 2026-02-30 and the like: let time.Parse reject it
+		return 0, false
+	}
+	return t.UnixMilli() + int64(ms), true
 }
 
 // msTime reads a message timestamp: epoch ms as a number or a numeric string, or an ISO string.
@@ -527,40 +674,154 @@ func msTime(v *fastjson.Value) int64 {
 		}
 		return int64(f)
 	case fastjson.TypeString:
-		s := string(v.GetStringBytes())
-		if t, ok := parseISO(s); ok {
+		b := v.GetStringBytes()
+		if t, ok := parseISO(b); ok {
 			return t
 		}
 		var f float64
-		if _, err := fmt.Sscan(s, &f); err == nil {
+		if _, err := fmt.Sscan(string(b), &f); err == nil {
 			return int64(f)
 		}
 	}
 	return 0
 }
 
-// textOf concatenates the text of a content value (string or text blocks); images counts the
-// image blocks.
-func textOf(c *fastjson.Value) (text string, images int) {
+// textInfo is what the checks need of a message's text (string content or text blocks),
+// found without copying more than the first textHead bytes of it.
+type textInfo struct {
+	head   []byte // the first textHead bytes of the concatenated text
+	over   bool   // the text goes on after head
+	tailWS bool   // and what follows head is only whitespace
+	blank  bool   // only whitespace
+	retry  bool   // exactly RetryText once trimmed
+	images int
+}
+
+const textHead = 4 << 10
+
+// previewN is preview(text, n) of the head, appended to dst (no string is built).
+func (t *textInfo) previewN(dst []byte, n int) []byte {
+	b := bytes.TrimSpace(t.head)
+	if len(b) <= n && !(t.over && !t.tailWS) {
+		return append(dst, b...)
+	}
+	if len(b) <= n {
+		return append(append(dst, b...), "…"...)
+	}
+	cut := n
+	for cut > 0 && b[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return append(append(dst, b[:cut]...), "…"...)
+}
+
+// texts reads the text of content into s.scratch (its first textHead bytes).
+func (s *scan) texts(c *fastjson.Value) textInfo {
+	t := textInfo{blank: true, tailWS: true}
+	s.scratch = s.scratch[:0]
+	piece := func(b []byte) {
+		if t.blank && len(bytes.TrimSpace(b)) > 0 {
+			t.blank = false
+		}
+		room := textHead - len(s.scratch)
+		if len(b) <= room {
+			s.scratch = append(s.scratch, b...)
+			return
+		}
+		s.scratch = append(s.scratch, b[:room]...)
+		t.over = true
+		if t.tailWS && len(bytes.TrimSpace(b[room:])) > 0 {
+			t.tailWS = false
+		}
+	}
+	if c != nil {
+		switch c.Type() {
+		case fastjson.TypeString:
+			piece(c.GetStringBytes())
+		case fastjson.TypeArray:
+			for _, b := range c.GetArray() {
+				switch string(b.GetStringBytes("type")) {
+				case "text", "input_text":
+					piece(b.GetStringBytes("text"))
+				case "image", "image_url", "input_image":
+					t.images++
+				}
+			}
+		}
+	}
+	t.head = s.scratch
+	t.retry = (!t.over || t.tailWS) && string(bytes.TrimSpace(t.head)) == RetryText
+	return t
+}
+
+// messageID finds the message id a message-tool result reports ("messageId": "…",
+// message_id=…), looking only where the word "message" occurs: a long result is not scanned
+// with a regexp (that was 61% of the audit's time on long message-tool results).
+func messageID(c *fastjson.Value) []byte {
+	var out []byte
+	each := func(b []byte) bool {
+		for i := 0; ; {
+			j := bytes.Index(b[i:], []byte("message"))
+			if j < 0 {
+				return false
+			}
+			k := i + j + len("message")
+			i = k
+			if k < len(b) && b[k] == '_' {
+				k++
+			}
+			if k+1 >= len(b) || (b[k] != 'i' && b[k] != 'I') || b[k+1] != 'd' {
+				continue
+			}
+			k += 2
+			if k < len(b) && b[k] == '"' {
+				k++
+			}
+			for k < len(b) && isSpace(b[k]) {
+				k++
+			}
+			if k >= len(b) || (b[k] != ':' && b[k] != '=') {
+				continue
+			}
+			k++
+			for k < len(b) && isSpace(b[k]) {
+				k++
+			}
+			if k < len(b) && b[k] == '"' {
+				k++
+			}
+			e := k
+			for e < len(b) && idByte(b[e]) {
+				e++
+			}
+			if e > k {
+				out = b[k:e]
+				return true
+			}
+		}
+	}
 	if c == nil {
-		return "", 0
+		return nil
 	}
 	switch c.Type() {
 	case fastjson.TypeString:
-		return string(c.GetStringBytes()), 0
+		each(c.GetStringBytes())
 	case fastjson.TypeArray:
-		var sb strings.Builder
 		for _, b := range c.GetArray() {
-			switch str(b, "type") {
-			case "text", "input_text":
-				sb.Write(b.GetStringBytes("text"))
-			case "image", "image_url", "input_image":
-				images++
+			if t := string(b.GetStringBytes("type")); (t == "text" || t == "input_text") && each(b.GetStringBytes("text")) {
+				break
 			}
 		}
-		return sb.String(), images
 	}
-	return "", 0
+	return out
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func idByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-'
 }
 
 const maxImageBytes = 5 << 20 // decoded bytes; Anthropic's per-image limit
@@ -579,8 +840,8 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 		}
 		decoded := len(data) / 4 * 3
 		if decoded > maxImageBytes {
-			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails. %s",
-				id, str(b, "mimeType"), float64(decoded)/1e6, i, replayHint(s.name)),
+			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails",
+				id, str(b, "mimeType"), float64(decoded)/1e6, i), replayHint(s.name),
 				map[string]any{"decodedBytes": decoded, "block": i, "mimeType": str(b, "mimeType")})
 		}
 	}
@@ -589,12 +850,18 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 // entry indexes one non-header entry and runs the per-entry checks.
 func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	s.entries++
-	n := node{line: line, parentIdx: -1}
+	n := node{parentIdx: -1}
+	d := detail{line: line}
 	idb := v.GetStringBytes("id")
-	n.id = s.a.put(idb)
+	n.key = s.key(idb)
+	if n.key>>63 == 0 && n.key != 0 {
+		d.id = s.cold.put(idb) // not packed: keep the string for messages and the duplicate check
+	}
+	var pkey uint64
+	var pb []byte
 	if p := v.Get("parentId"); p != nil && p.Type() == fastjson.TypeString {
-		if ps := p.GetStringBytes(); len(ps) > 0 {
-			n.parent = s.a.put(ps)
+		if pb = p.GetStringBytes(); len(pb) > 0 {
+			pkey = s.key(pb)
 			n.flags |= fHasParent
 		}
 	}
@@ -605,7 +872,7 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	switch typ {
 	case "message":
 		n.kind = kindMessage
-		s.message(v, &n, id, line)
+		s.message(v, &n, &d, id, line)
 	case "custom_message":
 		n.kind, n.role = kindCustomMessage, roleOther
 	case "branch_summary":
@@ -614,30 +881,67 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 		}
 	case "compaction":
 		n.kind = kindCompaction
-		n.extra = s.a.put(v.GetStringBytes("firstKeptEntryId"))
+		fk := v.GetStringBytes("firstKeptEntryId")
+		d.extra, d.extraKey = s.cold.put(fk), s.key(fk)
 	case "custom":
 		if string(v.GetStringBytes("customType")) == "model-snapshot" {
 			n.kind = kindSnapshot
-			n.extra2 = s.intern([]byte(modelName(str(v, "data", "provider"), str(v, "data", "modelId"))))
-			n.ts = msTime(v.Get("data", "timestamp"))
+			d.model = s.intern([]byte(modelName(str(v, "data", "provider"), str(v, "data", "modelId"))))
+			d.ts = msTime(v.Get("data", "timestamp"))
 		}
 	case "leaf":
 		n.kind = kindLeaf
-		n.extra = s.a.put(v.GetStringBytes("targetId"))
+		t := v.GetStringBytes("targetId")
+		d.extra, d.extraKey = s.cold.put(t), s.key(t)
 	}
-	if n.ts == 0 {
-		if ts, ok := parseISO(string(v.GetStringBytes("timestamp"))); ok {
-			n.ts = ts
+	if d.ts == 0 {
+		if ts, ok := parseISO(v.GetStringBytes("timestamp")); ok {
+			d.ts = ts
 		}
 	}
 	i := s.nodes.add(n)
-	if len(idb) > 0 {
-		if prev, dup := s.ids.set(s.idOf(i), i, s.idOf); dup {
-			s.dupIDs = true
-			s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins. %s",
-				id, line, s.nd(prev).line, replayHint(s.name)), map[string]any{"firstLine": s.nd(prev).line})
+	s.details.add(d)
+	if n.key == 0 {
+		return // a file without ids (pi v1, or a foreign format) has no tree to check
+	}
+	switch {
+	case pkey == 0:
+		if s.roots < len(s.rootIdx) {
+			s.rootIdx[s.roots] = i
+		}
+		s.roots++
+	case i > 0 && s.keyOf(i-1) == pkey: // appends chain each entry to the one before it
+		s.nd(i).parentIdx = i - 1
+	default:
+		if p, ok := s.lookup(pkey); ok {
+			s.nd(i).parentIdx = p
+		} else {
+			s.pending.add(pendingParent{node: i, key: pkey, parent: s.cold.put(pb)})
 		}
 	}
+	if prev, dup := s.ids.set(n.key, i); dup {
+		if !s.sameID(prev, idb) {
+			// two different ids with one 64-bit hash: keep the first in the index (no finding)
+			s.ids.set(n.key, prev)
+			return
+		}
+		s.dupIDs = true
+		if s.dupKeys == nil {
+			s.dupKeys = map[uint64]bool{}
+		}
+		s.dupKeys[n.key] = true
+		pl := s.det(prev).line
+		s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins",
+			id, line, pl), replayHint(s.name), map[string]any{"firstLine": pl})
+	}
+}
+
+// sameID reports whether node i's id is id (keys of unpacked ids are hashes).
+func (s *scan) sameID(i int32, id []byte) bool {
+	if s.nd(i).key>>63 == 1 {
+		return true // packed: the key is the id
+	}
+	return s.str(s.det(i).id) == string(id[:min(len(id), maxCold)])
 }
 
 func modelName(provider, model string) string {
@@ -647,7 +951,7 @@ func modelName(provider, model string) string {
 	return provider + "/" + model
 }
 
-func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
+func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line int64) {
 	m := v.Get("message")
 	var role []byte
 	if m != nil && m.Type() == fastjson.TypeObject {
@@ -655,67 +959,71 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 	}
 	if len(role) == 0 {
 		n.role = roleOther
-		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn. Run: clawdoctor repair %s", id, line, s.name), nil)
+		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn", id, line), s.repairHint(""), nil)
 		return
 	}
 	if t := msTime(m.Get("timestamp")); t > 0 {
-		n.ts = t
+		d.ts = t
 	}
 	content := m.Get("content")
 	switch string(role) {
 	case "user":
 		n.role = roleUser
-		text, imgs := textOf(content)
-		trimmed := strings.TrimSpace(text)
-		if trimmed == RetryText {
+		t := s.texts(content)
+		if t.retry {
 			n.flags |= fRetryText
 		}
-		n.extra = s.a.putString(preview(text, 240))
-		if trimmed == "" && imgs == 0 && !hasNonTextBlocks(content) {
-			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails. Run: clawdoctor repair %s", id, line, s.name), nil)
+		s.buf2 = t.previewN(s.buf2[:0], 240)
+		d.extra = s.cold.put(s.buf2)
+		if t.blank && t.images == 0 && !hasNonTextBlocks(content) {
+			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails", id, line), s.repairHint(""), nil)
 		}
 	case "assistant":
 		n.role = roleAssistant
-		stop := string(m.GetStringBytes("stopReason"))
-		if stop == "error" || stop == "aborted" {
+		stop := m.GetStringBytes("stopReason")
+		if string(stop) == "error" || string(stop) == "aborted" {
 			n.flags |= fError
 		}
-		provider, model := str(m, "provider"), str(m, "model")
-		modelID := modelName(provider, model)
-		n.extra2 = s.intern([]byte(modelID))
-		if (provider == "openclaw" && (model == "delivery-mirror" || model == "gateway-injected")) ||
+		provider, model := m.GetStringBytes("provider"), m.GetStringBytes("model")
+		s.scratch = append(append(append(s.scratch[:0], provider...), '/'), model...)
+		if len(provider) == 0 && len(model) == 0 {
+			s.scratch = s.scratch[:0]
+		}
+		d.model = s.intern(s.scratch)
+		if (string(provider) == "openclaw" && (string(model) == "delivery-mirror" || string(model) == "gateway-injected")) ||
 			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
 			n.flags |= fMirror
-			t, _ := textOf(content)
-			n.extra = s.a.putString(preview(t, 200))
+			t := s.texts(content)
+			s.buf2 = t.previewN(s.buf2[:0], 200)
+			d.extra = s.cold.put(s.buf2)
 		}
 		arr := content.GetArray()
 		if len(arr) > 0 {
 			n.flags |= fHasContent
 		}
-		if stop == "error" {
+		if string(stop) == "error" {
 			msg := str(m, "errorMessage")
-			n.extra = s.a.putString(preview(msg, 300))
+			d.extra = s.cold.putString(preview(msg, 300))
 			if len(arr) == 0 {
-				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay. Run: clawdoctor repair %s",
-					id, line, preview(msg, 120), s.name), map[string]any{"errorMessage": preview(msg, 300), "model": modelID})
+				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay",
+					id, line, preview(msg, 120)), s.repairHint(""), map[string]any{"errorMessage": preview(msg, 300), "model": s.name16(d.model)})
 			}
 		}
-		n.callStart = int32(len(s.calls))
+		d.callStart = int32(s.calls.len())
 		for _, b := range arr {
 			if !isToolCall(b.GetStringBytes("type")) {
 				continue
 			}
-			c := call{node: int32(s.nodes.n)}
+			var c call
 			var cid []byte
 			for _, k := range []string{"id", "call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
 				if cid = bytesTrim(b.GetStringBytes(k)); len(cid) > 0 {
 					break
 				}
 			}
-			c.id = s.a.put(cid)
+			c.key, c.id = s.key(cid), s.cold.put(cid)
 			nameB := b.GetStringBytes("name")
-			c.name = s.a.put(nameB)
+			c.name = s.intern(nameB)
 			args := b.Get("arguments")
 			if args == nil || args.Type() == fastjson.TypeNull {
 				args = b.Get("input")
@@ -735,16 +1043,16 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 			}
 			if string(name) == "message" && args != nil && sendAction(args.GetStringBytes("action")) {
 				c.send = true
-				c.text = s.a.putString(preview(str(args, "message"), 120))
+				c.text = s.cold.putString(preview(str(args, "message"), 120))
 			}
-			s.calls = append(s.calls, c)
+			s.calls.add(c)
+			d.callN++
 		}
-		n.callN = int32(len(s.calls)) - n.callStart
 	case "toolResult", "tool":
 		n.role = roleToolResult
 		for _, k := range []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
 			if rid := bytesTrim(m.GetStringBytes(k)); len(rid) > 0 {
-				n.extra = s.a.put(rid)
+				d.extra, d.extraKey = s.cold.put(rid), s.key(rid)
 				break
 			}
 		}
@@ -752,11 +1060,10 @@ func (s *scan) message(v *fastjson.Value, n *node, id string, line int64) {
 			n.flags |= fResultErr
 		}
 		tool := m.GetStringBytes("toolName")
-		n.extra2 = s.intern(tool)
+		d.model = s.intern(tool)
 		if string(tool) == "message" {
-			t, _ := textOf(content)
-			if mid := messageIDRE.FindStringSubmatch(t); mid != nil {
-				n.extra2 = s.a.putString("message#" + mid[1])
+			if mid := messageID(content); mid != nil {
+				d.extra2 = s.cold.put(mid)
 			}
 		}
 	default:
@@ -784,8 +1091,6 @@ func validToolName(name []byte) bool {
 	}
 	return len(name) > 0
 }
-
-var messageIDRE = regexp.MustCompile(`"?message_?[iI]d"?\s*[:=]\s*"?([A-Za-z0-9_.:-]+)`)
 
 func hasNonTextBlocks(c *fastjson.Value) bool {
 	for _, b := range c.GetArray() {

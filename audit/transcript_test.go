@@ -113,6 +113,7 @@ func TestRules(t *testing.T) {
 		{"jsonl.concatenated", jl(hdr(), user("u1", "", "hi")+asst("a1", "u1", "stop", text("yo"))), 2, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "stop", text("yo"))), audit.Options{}},
 		{"jsonl.invalid-utf8", jl(hdr(), strings.Replace(user("u1", "", "cafX"), "cafX", "caf\xe9", 1)), 2, jl(hdr(), user("u1", "", "café")), audit.Options{}},
 		{"jsonl.crlf", strings.ReplaceAll(clean, "\n", "\r\n"), 1, clean, audit.Options{}},
+		{"jsonl.missing-final-newline", strings.TrimSuffix(clean, "\n"), 5, clean, audit.Options{}},
 		{"jsonl.line-too-long", jl(hdr(), user("u1", "", strings.Repeat("x", 500))), 2, jl(hdr(), user("u1", "", strings.Repeat("x", 100))), audit.Options{MaxLine: 300}},
 		{"header.missing", jl(user("u1", "", "hi"), asst("a1", "u1", "stop", text("yo"))), 1, clean, audit.Options{}},
 		{"header.invalid", jl(`{"type":"session","version":3,"id":"","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}`, user("u1", "", "hi")), 1, clean, audit.Options{}},
@@ -137,6 +138,10 @@ func TestRules(t *testing.T) {
 		{"tool.orphan-result", jl(hdr(), user("u1", "", "hi"), result("r1", "u1", "c9"), asst("a1", "r1", "stop", text("yo"))), 3, clean, audit.Options{}},
 		{"tool.duplicate-result", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("c1", "read")), result("r1", "a1", "c1"), result("r2", "r1", "c1"), asst("a2", "r2", "stop", text("ok"))), 5, clean, audit.Options{}},
 		{"tool.displaced-result", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("c1", "read")), user("u2", "a1", "hurry"), result("r1", "u2", "c1"), asst("a2", "r1", "stop", text("ok"))), 5, clean, audit.Options{}},
+		{"tool.reused-call-id", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("functions.read:0", "read")), result("r1", "a1", "functions.read:0"), asst("a2", "r1", "stop", text("ok")),
+			user("u2", "a2", "again"), asst("a3", "u2", "toolUse", toolCall("functions.read:0", "read")), result("r2", "a3", "functions.read:0"), asst("a4", "r2", "stop", text("ok"))), 7,
+			jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall("functions.read:0", "read")), result("r1", "a1", "functions.read:0"), asst("a2", "r1", "stop", text("ok")),
+				user("u2", "a2", "again"), asst("a3", "u2", "toolUse", toolCall("functions.read:1", "read")), result("r2", "a3", "functions.read:1"), asst("a4", "r2", "stop", text("ok"))), audit.Options{}},
 		{"tool.invalid-call", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", `{"type":"toolCall","id":"c1","name":"read"}`), result("r1", "a1", "c1"), asst("a2", "r1", "stop", text("ok"))), 3, clean, audit.Options{}},
 		{"tool.invalid-call", jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", `{"type":"toolUse","id":"c1","name":"bad name <|x|>","input":{}}`), result("r1", "a1", "c1"), asst("a2", "r1", "stop", text("ok"))), 3,
 			jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", `{"type":"toolUse","id":"c1","name":"read_file","input":{}}`), result("r1", "a1", "c1"), asst("a2", "r1", "stop", text("ok"))), audit.Options{}},
@@ -237,6 +242,44 @@ func TestAbortedTurnCallsAreNotUnpaired(t *testing.T) {
 	}
 }
 
+// TestReusedCallID: the later call pairs with its own result (no duplicate, no unpaired call),
+// the finding names the earlier call and carries what the real OpenClaw releases do; an id
+// used twice in one turn, or a reuse on a dead branch, is not reported.
+func TestReusedCallID(t *testing.T) {
+	const id = "functions.exec:0"
+	fs := check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec")), result("r1", "a1", id), asst("a2", "r1", "stop", text("ok")),
+		user("u2", "a2", "again"), asst("a3", "u2", "toolUse", toolCall(id, "exec")), result("r2", "a3", id), asst("a4", "r2", "stop", text("done"))), audit.Options{})
+	if diff := cmp.Diff([]string{"tool.reused-call-id"}, rulesOf(fs)); diff != "" {
+		t.Fatalf("rules (-want +got):\n%s", diff)
+	}
+	ev := fs[0].Evidence
+	if ev["earlierLine"] != int64(4) || ev["earlierCall"] != "answered" || ev["toolCallId"] != id {
+		t.Errorf("evidence %v", ev)
+	}
+	if loses := ev["losesResult"].(map[string][]string); len(loses["2026.3.13"]) == 0 || !strings.Contains(fs[0].Message, "2026.6.11") {
+		t.Errorf("no release facts: %v / %s", loses, fs[0].Message)
+	}
+	// an unanswered earlier call stays unpaired and is named as such
+	fs = check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec")), user("u2", "a1", "well?"),
+		asst("a3", "u2", "toolUse", toolCall(id, "exec")), result("r2", "a3", id), asst("a4", "r2", "stop", text("done"))), audit.Options{})
+	if diff := cmp.Diff([]string{"tool.reused-call-id", "tool.unpaired-call"}, rulesOf(fs)); diff != "" {
+		t.Fatalf("rules (-want +got):\n%s", diff)
+	}
+	// twice in one turn: a different problem (providers reject it), not a reuse across turns
+	for _, f := range check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec"), toolCall(id, "exec")), result("r1", "a1", id), asst("a2", "r1", "stop", text("ok"))), audit.Options{}) {
+		if f.Rule == "tool.reused-call-id" {
+			t.Errorf("same turn reported as reuse: %s", f.Message)
+		}
+	}
+	// the first use on a dead branch
+	for _, f := range check(t, jl(hdr(), user("u1", "", "hi"), asst("a1", "u1", "toolUse", toolCall(id, "exec")), result("r1", "a1", id),
+		user("u2", "u1", "instead"), asst("a3", "u2", "toolUse", toolCall(id, "exec")), result("r2", "a3", id), asst("a4", "r2", "stop", text("done"))), audit.Options{}) {
+		if f.Rule == "tool.reused-call-id" {
+			t.Errorf("dead-branch use reported: %s", f.Message)
+		}
+	}
+}
+
 func sendCall(id, msg string) string {
 	return fmt.Sprintf(`{"type":"toolCall","id":%q,"name":"message","arguments":{"action":"send","message":%q,"target":"42"}}`, id, msg)
 }
@@ -299,8 +342,43 @@ func TestPerRuleCap(t *testing.T) {
 	if len(fs) != 10 {
 		t.Fatalf("got %d findings, want 10", len(fs))
 	}
-	if fs[9].Evidence["moreNotShown"] != 20 {
-		t.Errorf("last finding evidence %v, want moreNotShown 20", fs[9].Evidence)
+	if fs[9].Omitted != 20 {
+		t.Errorf("last finding omitted %d, want 20", fs[9].Omitted)
+	}
+}
+
+// TestSummaryCountsEveryFinding: the cap limits what is listed, never what is counted
+// (issue 14: summary.errors once counted 280 of 547 bad lines).
+func TestSummaryCountsEveryFinding(t *testing.T) {
+	lines := []string{hdr(), user("u1", "", "hi")}
+	for i := 0; i < 37; i++ {
+		lines = append(lines, "not json")
+	}
+	for i := 0; i < 3; i++ {
+		lines = append(lines, "\x00\x00")
+	}
+	lines = append(lines, user("u2", "u1", " "))
+	two := jl(lines...)
+	dir := sessionsDir(t, map[string]string{"a.jsonl": two, "b.jsonl": two})
+	res, err := audit.Run(context.Background(), []string{dir}, audit.Options{Now: now, MaxPerRule: 10}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]int{}
+	for _, f := range res.Findings {
+		listed[f.Rule]++
+	}
+	// per file: 37 malformed (10 listed), 3 NUL lines, 1 blank user
+	want := audit.Summary{Files: 2, Entries: 4, Errors: 2 * (37 + 3), Warnings: 2, Omitted: 2 * 27, Rules: []audit.RuleCount{
+		{Rule: "jsonl.malformed-line", Severity: audit.Error, Count: 74, Omitted: 54},
+		{Rule: "jsonl.nul-bytes", Severity: audit.Error, Count: 6},
+		{Rule: "message.blank-user", Severity: audit.Warning, Count: 2},
+	}}
+	if diff := cmp.Diff(want, res.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if listed["jsonl.malformed-line"] != 20 {
+		t.Errorf("listed %d malformed-line findings, want 10 per file", listed["jsonl.malformed-line"])
 	}
 }
 

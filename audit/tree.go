@@ -1,69 +1,70 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
 
+// fOnPath marks the nodes of the active path (set by markPath).
+const fOnPath uint16 = 1 << 15
+
 // tree runs the checks that need the whole file: parent links, roots, cycles, compactions, and
 // the active-branch checks (tool pairing, lost prompts, fallbacks, message batching).
 func (s *scan) tree() {
-	count := int32(s.nodes.n)
-	if count == 0 {
+	if s.nodes.n == 0 {
 		return
 	}
-	// Parent links. A file without ids (pi v1, or a foreign format) has no tree to check.
-	var roots []int32
-	for i := int32(0); i < count; i++ {
-		n := s.nd(i)
-		if n.id.empty() {
-			continue
-		}
-		if n.flags&fHasParent == 0 {
-			roots = append(roots, i)
-			continue
-		}
-		pb := s.a.bytes(n.parent)
-		var p int32
-		var ok bool
-		// appends chain each entry to the one before it: try that before the index
-		// (with duplicate ids the index decides: the later entry wins)
-		if i > 0 && !s.dupIDs && string(s.idOf(i-1)) == string(pb) {
-			p, ok = i-1, true
-		}
-		if !ok {
-			p, ok = s.lookup(pb)
-		}
-		if !ok {
-			id, parent := s.str(n.id), s.str(n.parent)
-			s.add("tree.dangling-parent", n.line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it. Run: clawdoctor repair --relink %s",
-				id, n.line, parent, s.name), map[string]any{"parentId": parent})
-			continue
-		}
-		n.parentIdx = p
-	}
-	if len(roots) > 1 {
-		ids := make([]string, 0, 10)
-		lines := make([]int64, 0, 10)
-		for _, r := range roots {
-			if len(ids) < 10 {
-				ids = append(ids, s.str(s.nd(r).id))
-				lines = append(lines, s.nd(r).line)
+	s.resolvePending()
+	if s.dupIDs {
+		// pi's index keeps the last entry of a duplicated id: links made to an earlier one move
+		for i := int32(0); i < int32(s.nodes.n); i++ {
+			n := s.nd(i)
+			if p := n.parentIdx; p >= 0 && s.dupKeys[s.keyOf(p)] {
+				if last, ok := s.lookup(s.keyOf(p)); ok {
+					n.parentIdx = last
+					s.forward = s.forward || last > i
+				}
 			}
 		}
-		second := s.nd(roots[1])
-		s.add("tree.multiple-roots", second.line, s.str(second.id), fmt.Sprintf("%d entries have parentId null (first at line %d, another at line %d); only the branch of the last entry is sent to the model, the other trees are dead history",
-			len(roots), s.nd(roots[0]).line, second.line), map[string]any{"roots": len(roots), "rootIds": ids, "rootLines": lines})
+	}
+	if s.roots > 1 {
+		var ids []string
+		var lines []int64
+		for _, r := range s.rootIdx[:min(s.roots, len(s.rootIdx))] {
+			ids = append(ids, s.idStr(r))
+			lines = append(lines, s.det(r).line)
+		}
+		second := s.rootIdx[1]
+		s.add("tree.multiple-roots", lines[1], ids[1], fmt.Sprintf("%d entries have parentId null (first at line %d, another at line %d); only the branch of the last entry is sent to the model, the other trees are dead history",
+			s.roots, lines[0], s.det(second).line), "", map[string]any{"roots": s.roots, "rootIds": ids, "rootLines": lines})
 	}
 	s.cycles()
-
-	path := s.activePath()
-	s.compactions(path)
+	path := s.markPath()
+	s.compactions()
+	s.ids = nil // the id index is not needed any more: free it before the path checks
 	s.tools(path)
 	s.lostPrompts()
 	s.fallbackChain(path)
 	s.delivery(path)
+}
+
+// resolvePending links the entries whose parent came later in the file, and reports the ones
+// whose parent is not in the file at all.
+func (s *scan) resolvePending() {
+	for k := 0; k < s.pending.len(); k++ {
+		p := s.pending.at(k)
+		if q, ok := s.lookup(p.key); ok {
+			s.nd(p.node).parentIdx = q
+			s.forward = s.forward || q > p.node
+			continue
+		}
+		id, parent, line := s.idStr(p.node), s.str(p.parent), s.det(p.node).line
+		s.add("tree.dangling-parent", line, id, fmt.Sprintf("entry %s at line %d names parent %s, which is not in the file; OpenClaw's context walk stops here and silently drops everything before it",
+			id, line, parent), s.repairHint("--relink "), map[string]any{"parentId": parent})
+	}
 }
 
 // cycles finds parent chains that loop, with an iterative three-colour walk.
@@ -90,13 +91,17 @@ func (s *scan) cycles() {
 				}
 			}
 			for _, x := range stack[start:] {
-				ids = append(ids, s.str(s.nd(x).id))
+				if len(ids) == 50 {
+					break
+				}
+				ids = append(ids, s.idStr(x))
 			}
-			n := s.nd(cur)
-			s.add("tree.cycle", n.line, s.str(n.id), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root. %s",
-				len(ids), strings.Join(firstN(ids, 5), " → "), replayHint(s.name)), map[string]any{"cycle": firstN(ids, 50)})
+			n := len(stack) - start
+			line := s.det(cur).line
+			s.add("tree.cycle", line, s.idStr(cur), fmt.Sprintf("parentId links form a cycle through %d entries (%s); the context walk never reaches a root",
+				n, strings.Join(firstN(ids, 5), " → ")), replayHint(s.name), map[string]any{"cycle": ids})
 			// break the cycle so later walks end
-			n.parentIdx = -1
+			s.nd(cur).parentIdx = -1
 		}
 		for _, x := range stack {
 			state[x] = 2
@@ -111,10 +116,12 @@ func firstN(ss []string, n int) []string {
 	return ss[:n]
 }
 
-// activePath returns the entries from the root to the active leaf (spec transcript.md §2.9):
+// markPath finds the active path (spec transcript.md §2.9): from the root to the active leaf,
 // the last entry in file order, or for OpenClaw agent-core files the target of the last leaf
-// row, ignoring appendMode "side" rows.
-func (s *scan) activePath() []int32 {
+// row, ignoring appendMode "side" rows. It marks its nodes with fOnPath. A parent always comes
+// before its children in a file OpenClaw wrote, so the path is the marked nodes in file order
+// and nothing more is kept; only when some parent comes later is the path returned as a list.
+func (s *scan) markPath() (path []int32) {
 	leaf := int32(-1)
 	for i := int32(s.nodes.n) - 1; i >= 0; i-- {
 		n := s.nd(i)
@@ -122,26 +129,33 @@ func (s *scan) activePath() []int32 {
 			continue
 		}
 		if n.kind == kindLeaf {
-			if n.extra.empty() {
+			d := s.det(i)
+			if d.extraKey == 0 {
 				return nil // leaf moved to null: empty context
 			}
-			if t, ok := s.lookup(s.a.bytes(n.extra)); ok {
+			if t, ok := s.lookup(d.extraKey); ok {
 				leaf = t
 			}
 			break
 		}
-		if n.id.empty() {
+		if n.key == 0 {
 			continue
 		}
 		leaf = i
 		break
 	}
-	var path []int32
 	for cur, steps := leaf, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
-		if s.nd(cur).kind != kindLeaf {
-			path = append(path, cur)
+		n := s.nd(cur)
+		if n.flags&fOnPath != 0 {
+			break
 		}
-		cur = s.nd(cur).parentIdx
+		if n.kind != kindLeaf {
+			n.flags |= fOnPath
+			if s.forward {
+				path = append(path, cur)
+			}
+		}
+		cur = n.parentIdx
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
 		path[i], path[j] = path[j], path[i]
@@ -149,43 +163,60 @@ func (s *scan) activePath() []int32 {
 	return path
 }
 
-// compactions checks that every compaction's firstKeptEntryId is on its own path before it.
-func (s *scan) compactions(path []int32) {
-	var onPath []int32 // node → 1 + position on the active path; built on the first compaction
+// onPath calls fn for each node of the active path, root first, with its position.
+func (s *scan) onPath(path []int32, fn func(ni int32, pos int)) {
+	if s.forward {
+		for pos, ni := range path {
+			fn(ni, pos)
+		}
+		return
+	}
+	pos := 0
+	for i := int32(0); i < int32(s.nodes.n); i++ {
+		if s.nd(i).flags&fOnPath != 0 {
+			fn(i, pos)
+			pos++
+		}
+	}
+}
+
+// compactions checks that every compaction's firstKeptEntryId is an ancestor of it. The walk
+// up from a compaction stops as soon as it passes the kept entry's place in the file (an
+// ancestor always comes earlier, unless some parent comes later: then it walks to the root).
+func (s *scan) compactions() {
 	for i := int32(0); i < int32(s.nodes.n); i++ {
 		n := s.nd(i)
-		if n.kind != kindCompaction || n.extra.empty() {
+		if n.kind != kindCompaction {
 			continue
 		}
-		if onPath == nil {
-			onPath = make([]int32, s.nodes.n)
-			for pos, ni := range path {
-				onPath[ni] = int32(pos) + 1
-			}
+		d := s.det(i)
+		if d.extra.empty() {
+			continue
 		}
-		kept, ok := s.lookup(s.a.bytes(n.extra))
+		kept, ok := s.lookup(d.extraKey)
 		found := false
-		if ok {
-			if pos := onPath[i]; pos > 0 {
-				found = onPath[kept] > 0 && onPath[kept] < pos
-			} else {
-				for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
-					if cur == kept {
-						found = true
-						break
-					}
-					cur = s.nd(cur).parentIdx
+		if ok && !s.forward && n.flags&fOnPath != 0 && s.nd(kept).flags&fOnPath != 0 {
+			found = kept < i // on the path, what comes before it is its ancestry
+		} else if ok {
+			for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
+				if cur == kept {
+					found = true
+					break
 				}
+				if cur < kept && !s.forward {
+					break
+				}
+				cur = s.nd(cur).parentIdx
 			}
 		}
 		if !found {
 			why := "is not in the file"
 			if ok {
-				why = fmt.Sprintf("is at line %d but not on the compaction's own branch before it", s.nd(kept).line)
+				why = fmt.Sprintf("is at line %d but not on the compaction's own branch before it", s.det(kept).line)
 			}
-			id, first := s.str(n.id), s.str(n.extra)
-			s.add("compaction.first-kept-missing", n.line, id, fmt.Sprintf("compaction %s at line %d keeps from entry %s, which %s; no pre-compaction messages are kept, the model sees only the summary",
-				id, n.line, first, why), map[string]any{"firstKeptEntryId": first})
+			id, first := s.idStr(i), s.str(d.extra)
+			s.add("compaction.first-kept-missing", d.line, id, fmt.Sprintf("compaction %s at line %d keeps from entry %s, which %s; no pre-compaction messages are kept, the model sees only the summary",
+				id, d.line, first, why), "", map[string]any{"firstKeptEntryId": first})
 		}
 	}
 }
@@ -199,81 +230,116 @@ func (n *node) contextMessage() bool {
 	return false
 }
 
-type callState struct {
-	c       *call
-	asstPos int
-	results int
-	line    int64 // line of the first result
+// openCall is a tool call on the active path that has no result yet.
+type openCall struct {
+	call    int32 // into s.calls
+	asst    int32 // the calling assistant node
+	asstPos int   // its position on the path
+	errTurn bool  // the turn ended in error or aborted: OpenClaw gives it no results
 }
 
 // tools checks tool-call/result pairing on the active path (spec transcript.md §4.3): every call
-// must be answered by exactly one result, right after the calling assistant turn.
+// must be answered by exactly one result, right after the calling assistant turn. Memory is
+// what is still open plus one key and line per answered call (for duplicate results).
 func (s *scan) tools(path []int32) {
-	open := map[string]*callState{}
-	var states []*callState
+	open := map[uint64]openCall{}
+	// call key → its first result's node: 8 bytes a slot, the key itself read back from the
+	// result's detail only when the 32-bit tag matches
+	answered := newKeyMap(func(v int32) uint64 { return s.det(v).extraKey })
+	var unpaired []openCall
 	contig := -1 // path position of the assistant whose result block is still unbroken
-	for pos, ni := range path {
+	s.onPath(path, func(ni int32, pos int) {
 		n := s.nd(ni)
 		if !n.contextMessage() || n.flags&fMirror != 0 {
-			continue // transcript-only rows (delivery-mirror, gateway-injected) never reach the model
+			return // transcript-only rows (delivery-mirror, gateway-injected) never reach the model
 		}
 		switch n.role {
 		case roleAssistant:
+			d := s.det(ni)
 			contig = -1
-			if n.callN > 0 {
+			if d.callN > 0 {
 				contig = pos
 			}
-			for k := n.callStart; k < n.callStart+n.callN; k++ {
-				c := &s.calls[k]
-				cid := s.str(c.id)
+			for k := int(d.callStart); k < int(d.callStart)+int(d.callN); k++ {
+				c := s.calls.at(k)
 				if c.invalid != 0 {
-					id, name := s.str(n.id), s.str(c.name)
-					s.add("tool.invalid-call", n.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left). %s",
-						cid, name, id, n.line, invalidReasons[c.invalid], replayHint(s.name)), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
+					id, name, cid := s.idStr(ni), s.name16(c.name), s.str(c.id)
+					s.add("tool.invalid-call", d.line, id, fmt.Sprintf("tool call %q (%q) in assistant turn %s at line %d is invalid: %s; OpenClaw drops it on replay (and the whole turn if nothing else is left)",
+						cid, name, id, d.line, invalidReasons[c.invalid]), replayHint(s.name), map[string]any{"toolCallId": cid, "toolName": name, "problem": invalidReasons[c.invalid]})
 				}
-				if cid == "" {
+				if c.key == 0 {
 					continue
 				}
-				st := &callState{c: c, asstPos: pos}
-				open[cid] = st
-				if n.flags&fError == 0 {
-					states = append(states, st)
+				old, wasOpen := open[c.key]
+				if wasOpen && old.asst == ni {
+					wasOpen = false // the same id twice in one turn is not a reuse across turns
+				} else if wasOpen {
+					s.reusedCall(ni, d, c, s.det(old.asst).line, "unanswered")
+				} else if fi, ok := answered.get(c.key); ok {
+					s.reusedCall(ni, d, c, s.det(fi).line, "answered")
 				}
+				if wasOpen && !old.errTurn {
+					unpaired = append(unpaired, old) // its results now go to the later call
+				}
+				open[c.key] = openCall{call: int32(k), asst: ni, asstPos: pos, errTurn: n.flags&fError != 0}
 			}
 		case roleToolResult:
-			rid := s.a.bytes(n.extra)
-			st := open[string(rid)]
-			switch {
-			case len(rid) == 0 || st == nil:
-				s.add("tool.orphan-result", n.line, s.str(n.id), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id). %s",
-					s.str(n.id), n.line, rid, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": s.str(n.extra2)})
-			case st.results > 0:
-				st.results++
-				name := s.str(st.c.name)
-				s.add("tool.duplicate-result", n.line, s.str(n.id), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay. %s",
-					rid, name, st.line, n.line, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": name, "firstResultLine": st.line})
-			default:
-				st.results, st.line = 1, n.line
-				if contig != st.asstPos {
-					asst := s.nd(st.c.node)
-					name := s.str(st.c.name)
-					s.add("tool.displaced-result", n.line, s.str(n.id), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay. %s",
-						rid, name, n.line, asst.line, replayHint(s.name)), map[string]any{"toolCallId": string(rid), "toolName": name, "callLine": asst.line, "callEntryId": s.str(asst.id)})
+			d := s.det(ni)
+			rk := d.extraKey
+			if oc, ok := open[rk]; ok && rk != 0 {
+				delete(open, rk)
+				answered.set(rk, ni)
+				if contig != oc.asstPos {
+					ad, c := s.det(oc.asst), s.calls.at(int(oc.call))
+					rid, name := s.str(d.extra), s.name16(c.name)
+					s.add("tool.displaced-result", d.line, s.idStr(ni), fmt.Sprintf("the result of tool call %q (%s) is at line %d, not right after its call at line %d (other messages in between); providers require results immediately after the call, OpenClaw moves it on replay",
+						rid, name, d.line, ad.line), replayHint(s.name), map[string]any{"toolCallId": rid, "toolName": name, "callLine": ad.line, "callEntryId": s.idStr(oc.asst)})
 				}
+				return
 			}
+			rid := s.str(d.extra)
+			if fi, ok := answered.get(rk); ok && rk != 0 {
+				first := s.det(fi)
+				s.add("tool.duplicate-result", d.line, s.idStr(ni), fmt.Sprintf("tool call %q (%s) already has a result at line %d; this second result at line %d is dropped on replay",
+					rid, s.name16(first.model), first.line, d.line), replayHint(s.name), map[string]any{"toolCallId": rid, "toolName": s.name16(first.model), "firstResultLine": first.line})
+				return
+			}
+			s.add("tool.orphan-result", d.line, s.idStr(ni), fmt.Sprintf("tool result %s at line %d answers tool call %q, which no earlier assistant turn on the active branch made; OpenClaw drops it on replay and strict providers reject it (unexpected tool_use_id)",
+				s.idStr(ni), d.line, rid), replayHint(s.name), map[string]any{"toolCallId": rid, "toolName": s.name16(d.model)})
 		default:
 			contig = -1
 		}
-	}
-	for _, st := range states {
-		if st.results > 0 {
-			continue
+	})
+	for _, oc := range open {
+		if !oc.errTurn {
+			unpaired = append(unpaired, oc)
 		}
-		asst := s.nd(st.c.node)
-		id, cid, name := s.str(asst.id), s.str(st.c.id), s.str(st.c.name)
-		s.add("tool.unpaired-call", asst.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; providers reject a call without its result (tool_use without tool_result), so OpenClaw's pairing repair inserts a synthetic result when it sends the session. %s (for an OpenAI code-mode turn, clawdoctor repair %s writes the missing result)",
-			cid, name, id, asst.line, replayHint(s.name), s.name), map[string]any{"toolCallId": cid, "toolName": name})
 	}
+	sortOpen(unpaired)
+	for _, oc := range unpaired {
+		c, ad := s.calls.at(int(oc.call)), s.det(oc.asst)
+		id, cid, name := s.idStr(oc.asst), s.str(c.id), s.name16(c.name)
+		s.add("tool.unpaired-call", ad.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d has no result on the active branch; providers reject a call without its result (tool_use without tool_result), so OpenClaw's pairing repair inserts a synthetic result when it sends the session",
+			cid, name, id, ad.line), replayHint(s.name)+" (for an OpenAI code-mode turn, clawdoctor repair "+s.name+" writes the missing result)", map[string]any{"toolCallId": cid, "toolName": name})
+	}
+}
+
+// reusedCall reports a tool call whose id an earlier call on the active path already used.
+// What OpenClaw then does is release- and provider-dependent (reusedCallIDFacts).
+func (s *scan) reusedCall(ni int32, d detail, c call, earlier int64, state string) {
+	id, cid, name := s.idStr(ni), s.str(c.id), s.name16(c.name)
+	where := fmt.Sprintf("the call answered at line %d", earlier)
+	if state == "unanswered" {
+		where = fmt.Sprintf("the unanswered call at line %d", earlier)
+	}
+	s.add("tool.reused-call-id", d.line, id, fmt.Sprintf("tool call %q (%s) in assistant turn %s at line %d reuses the id of %s; %s",
+		cid, name, id, d.line, where, reusedCallIDEffect), replayHint(s.name),
+		map[string]any{"toolCallId": cid, "toolName": name, "earlierLine": earlier, "earlierCall": state,
+			"losesResult": reusedCallIDLoses, "pairsByOccurrence": reusedCallIDPairs})
+}
+
+func sortOpen(cs []openCall) {
+	slices.SortFunc(cs, func(a, b openCall) int { return cmp.Compare(a.call, b.call) })
 }
 
 // lostPrompts flags user turns that are exactly the old generic retry text and recovers the
@@ -284,79 +350,93 @@ func (s *scan) lostPrompts() {
 		if n.role != roleUser || n.flags&fRetryText == 0 {
 			continue
 		}
-		id := s.str(n.id)
+		id, line := s.idStr(i), s.det(i).line
 		ev := map[string]any{"retryText": RetryText}
 		answered := false
-		var prompt *node
+		prompt := int32(-1)
 		for cur, steps := n.parentIdx, 0; cur >= 0 && steps <= s.nodes.n; steps++ {
 			p := s.nd(cur)
 			if p.role == roleAssistant && p.flags&(fError|fMirror) == 0 && p.flags&fHasContent != 0 {
 				answered = true
 			}
 			if p.role == roleUser && p.flags&fRetryText == 0 {
-				prompt = p
+				prompt = cur
 				break
 			}
 			cur = p.parentIdx
 		}
-		var msg string
-		if prompt != nil {
-			text := s.str(prompt.extra)
+		var msg, hint string
+		if prompt >= 0 {
+			pd := s.det(prompt)
+			text := s.str(pd.extra)
 			ev["replacedPrompt"] = text
-			ev["promptEntryId"] = s.str(prompt.id)
-			ev["promptLine"] = prompt.line
+			ev["promptEntryId"] = s.idStr(prompt)
+			ev["promptLine"] = pd.line
 			ev["answeredBeforeRetry"] = answered
 			tail := "the fallback model answered the generic text instead of the user's request"
 			if !answered {
 				tail = "the request was never answered: the task exists only in history and the fallback model saw \"continue\""
 			}
-			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); the replaced prompt is most likely line %d: %q; %s. Upgrade OpenClaw and re-send that prompt",
-				id, n.line, prompt.line, preview(text, 160), tail)
+			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); the replaced prompt is most likely line %d: %q; %s",
+				id, line, pd.line, preview(text, 160), tail)
+			hint = "Upgrade OpenClaw and re-send that prompt"
 		} else {
 			ev["unrecoverable"] = true
-			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); no earlier user turn on this branch, so the original prompt (e.g. a subagent task or a sessions_send message) never reached the transcript and cannot be recovered. Upgrade OpenClaw",
-				id, n.line)
+			msg = fmt.Sprintf("user turn %s at line %d is OpenClaw's generic fallback retry text, not the user's prompt (bug #65760, fixed in 2026.4.14); no earlier user turn on this branch, so the original prompt (e.g. a subagent task or a sessions_send message) never reached the transcript and cannot be recovered",
+				id, line)
+			hint = "Upgrade OpenClaw"
 		}
-		s.add("fallback.lost-prompt", n.line, id, msg, ev)
+		s.add("fallback.lost-prompt", line, id, msg, hint, ev)
 	}
 }
 
 // fallbackChain reports model switches after error turns on the active path.
 func (s *scan) fallbackChain(path []int32) {
-	var errTurn *node
-	differs := func(n *node) bool {
-		return !n.extra2.empty() && !errTurn.extra2.empty() && string(s.a.bytes(n.extra2)) != string(s.a.bytes(errTurn.extra2))
-	}
-	for _, ni := range path {
+	errTurn := int32(-1)
+	var errDet detail
+	s.onPath(path, func(ni int32, _ int) {
 		n := s.nd(ni)
-		switch {
-		case n.role == roleAssistant && n.flags&fMirror == 0:
-			if n.flags&fError != 0 {
-				if errTurn == nil {
-					errTurn = n
-				}
-				continue
-			}
-			if errTurn != nil && differs(n) {
-				s.chain(errTurn, n)
-			}
-			errTurn = nil
-		case n.kind == kindSnapshot && errTurn != nil && differs(n):
-			s.chain(errTurn, n)
-			errTurn = nil
+		isAsst := n.role == roleAssistant && n.flags&fMirror == 0
+		if !isAsst && !(n.kind == kindSnapshot && errTurn >= 0) {
+			return
 		}
-	}
+		d := s.det(ni)
+		differs := errTurn >= 0 && d.model != 0 && errDet.model != 0 && d.model != errDet.model
+		if isAsst {
+			if n.flags&fError != 0 {
+				if errTurn < 0 {
+					errTurn, errDet = ni, d
+				}
+				return
+			}
+			if differs {
+				s.chain(errTurn, errDet, ni, d)
+			}
+			errTurn = -1
+			return
+		}
+		if differs {
+			s.chain(errTurn, errDet, ni, d)
+			errTurn = -1
+		}
+	})
 }
 
-func (s *scan) chain(from, to *node) {
-	fm, tm, reason := s.str(from.extra2), s.str(to.extra2), s.str(from.extra)
-	s.add("fallback.chain", to.line, s.str(to.id), fmt.Sprintf("model switched from %s to %s at line %d after the error turn at line %d (%q): a model fallback",
-		fm, tm, to.line, from.line, preview(reason, 120)),
-		map[string]any{"from": fm, "to": tm, "reason": reason, "errorEntryId": s.str(from.id), "errorLine": from.line})
+func (s *scan) chain(from int32, fd detail, to int32, td detail) {
+	fm, tm, reason := s.name16(fd.model), s.name16(td.model), s.str(fd.extra)
+	s.add("fallback.chain", td.line, s.idStr(to), fmt.Sprintf("model switched from %s to %s at line %d after the error turn at line %d (%q): a model fallback",
+		fm, tm, td.line, fd.line, preview(reason, 120)), "",
+		map[string]any{"from": fm, "to": tm, "reason": reason, "errorEntryId": s.idStr(from), "errorLine": fd.line})
+}
+
+// turn is the assistant node ending a turn, for the batching check.
+type turn struct {
+	node int32
+	line int64
 }
 
 type send struct {
-	node     *node // the assistant turn that called the tool
+	first    turn // the assistant turn that called the tool
 	callID   string
 	text     string
 	resultTs int64
@@ -367,18 +447,18 @@ type send struct {
 // (context-and-forensics.md §4.3).
 func (s *scan) delivery(path []int32) {
 	var sends []send
-	byCall := map[string]int{}
+	byCall := map[uint64]int{}
 	var turnEnd int64
-	var turnEndNode *node
+	end := turn{node: -1}
 	var mirrors []int64
 	flush := func() {
-		if len(sends) >= 2 && turnEndNode != nil {
-			s.batched(sends, mirrors, turnEnd, turnEndNode)
+		if len(sends) >= 2 && end.node >= 0 {
+			s.batched(sends, mirrors, turnEnd, end)
 		}
-		sends, mirrors, turnEnd, turnEndNode = sends[:0], mirrors[:0], 0, nil
+		sends, mirrors, turnEnd, end = sends[:0], mirrors[:0], 0, turn{node: -1}
 		clear(byCall)
 	}
-	for _, ni := range path {
+	s.onPath(path, func(ni int32, _ int) {
 		n := s.nd(ni)
 		switch n.role {
 		case roleUser:
@@ -386,33 +466,33 @@ func (s *scan) delivery(path []int32) {
 				flush()
 			}
 		case roleAssistant:
+			d := s.det(ni)
 			if n.flags&fMirror != 0 {
-				mirrors = append(mirrors, n.ts)
-				continue
+				mirrors = append(mirrors, d.ts)
+				return
 			}
-			turnEnd, turnEndNode = n.ts, n
-			for k := n.callStart; k < n.callStart+n.callN; k++ {
-				if c := &s.calls[k]; c.send && !c.id.empty() {
-					byCall[s.str(c.id)] = len(sends)
-					sends = append(sends, send{node: n, callID: s.str(c.id), text: s.str(c.text)})
+			turnEnd, end = d.ts, turn{node: ni, line: d.line}
+			for k := int(d.callStart); k < int(d.callStart)+int(d.callN); k++ {
+				if c := s.calls.at(k); c.send && c.key != 0 {
+					byCall[c.key] = len(sends)
+					sends = append(sends, send{first: end, callID: s.str(c.id), text: s.str(c.text)})
 				}
 			}
 		case roleToolResult:
 			if len(byCall) == 0 {
-				continue
+				return
 			}
-			if k, ok := byCall[string(s.a.bytes(n.extra))]; ok && n.flags&fResultErr == 0 {
-				sends[k].resultTs = n.ts
-				if id, ok := strings.CutPrefix(s.str(n.extra2), "message#"); ok {
-					sends[k].msgID = id
-				}
+			d := s.det(ni)
+			if k, ok := byCall[d.extraKey]; ok && n.flags&fResultErr == 0 {
+				sends[k].resultTs = d.ts
+				sends[k].msgID = s.str(d.extra2)
 			}
 		}
-	}
+	})
 	flush()
 }
 
-func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
+func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end turn) {
 	var sends []send
 	for _, x := range all {
 		if x.resultTs > 0 {
@@ -457,7 +537,7 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 	default:
 		return
 	}
-	first := sends[0].node
+	first := sends[0].first
 	var msgs []map[string]any
 	for i, x := range sends {
 		m := map[string]any{"toolCallId": x.callID, "text": x.text, "sentAt": msTS(x.resultTs)}
@@ -472,20 +552,21 @@ func (s *scan) batched(all []send, mirrors []int64, turnEnd int64, end *node) {
 		}
 		msgs = append(msgs, m)
 	}
-	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": s.str(end.id), "turnEndLine": end.line, "messages": msgs}
+	ev := map[string]any{"status": status, "sends": len(sends), "turnEnd": msTS(turnEnd), "turnEndEntryId": s.idStr(end.node), "turnEndLine": end.line, "messages": msgs}
 	if source != "" {
 		ev["deliverySource"] = source
 	}
-	var msg string
+	var msg, hint string
 	if status == "confirmed" {
 		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were delivered together at turn end (%s times), up to %s after the agent sent them (bug #16137): the user saw nothing while the agent worked",
 			len(sends), first.line, end.line, source, time.Duration(tail)*time.Millisecond)
 	} else {
-		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end. Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log",
+		msg = fmt.Sprintf("%d message-tool sends from line %d on, in the turn ending at line %d, were made up to %s before the turn ended; with the batching bug (#16137) the user got them all only at turn end",
 			len(sends), first.line, end.line, time.Duration(tail)*time.Millisecond)
+		hint = "Confirm with gateway logs: clawdoctor audit --logs /tmp/openclaw/openclaw-*.log"
 	}
 	before := len(s.out)
-	s.add("delivery.message-batched", first.line, s.str(first.id), msg, ev)
+	s.add("delivery.message-batched", first.line, s.idStr(first.node), msg, hint, ev)
 	if status == "at-risk" && len(s.out) > before {
 		// without delivery times it is a suspicion, not a finding of fact
 		s.out[len(s.out)-1].Severity = Info
@@ -504,3 +585,6 @@ func msTS(ms int64) string {
 func replayHint(name string) string {
 	return "To see what OpenClaw would send, run: clawdoctor replay --provider P --model M " + name
 }
+
+// repairHint is the advice for problems clawdoctor repair fixes in the file.
+func (s *scan) repairHint(flags string) string { return "Run: clawdoctor repair " + flags + s.name }

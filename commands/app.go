@@ -51,6 +51,7 @@ before or after the command name, but always before file arguments.` + exitStatu
 			viewCommand(),
 			doctorCommand(),
 			validateCommand(),
+			exportCommand(),
 			fixturesCommand(),
 			completionCommand(),
 		},

@@ -24,6 +24,8 @@ func auditCommand() *cli.Command {
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding reaches this severity: error, warning, info or never"},
 			&cli.StringSliceFlag{Name: "logs", Usage: "gateway log file (openclaw-YYYY-MM-DD.log or console/journal text); repeat or glob", TakesFile: true},
 			&cli.IntFlag{Name: "max-line", Usage: "line cap in bytes (default 64 MiB)"},
+			&cli.StringFlag{Name: "sarif-root", Usage: "SARIF uris are relative to this dir (default: the git work tree holding the first PATH, else the current dir)", TakesFile: true},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text output: repeat the hint under every finding"},
 		},
 		Description: `Audit transcripts, sessions dirs or a whole state dir, without writing anything. A
 directory is walked for every transcript-like file (live, topic, .reset./.deleted./.bak
@@ -31,15 +33,33 @@ archives, .gz/.zst) with or without a sessions.json beside it. With no PATH the 
 audited (--agent for one agent). Findings carry a stable rule id, a severity, the file, line and
 entry id, and plain words on what to run; docs/audit.md lists every rule.
 
+The text output has one line per finding, "path:line: severity rule: message", wrapped to the
+terminal width, with the hint to run on an indented line, and a count per rule at the end. At
+most 200 findings per rule and file are listed; the counts include the rest.
+
+A SQLite-era agent (OpenClaw 2026.8+) is audited from its database: each session as the JSONL
+its events hold, named <db>#<session id>, with the same rules; PATH may also be the database
+(agents/<id>/agent/openclaw-agent.sqlite) or DB#SESSION (id or key). Nothing is written.
+
 EXAMPLE
   clawdoctor audit --format sarif ~/.openclaw > audit.sarif
+  clawdoctor audit --format sarif --sarif-root . testdata/sessions > audit.sarif
   clawdoctor audit --logs /tmp/openclaw/openclaw-2026-05-17.log --fail-on warning s.jsonl` + exitStatusHelp,
 		Action: runAudit,
 	}
 }
 
-// auditMemoryLimit is the soft heap limit of an audit run (peak RSS target: 256 MiB).
-const auditMemoryLimit = 192 << 20
+// auditMemoryLimit is the soft heap limit of an audit run (peak RSS targets: 256 MiB for a
+// 4 GiB transcript, 384 MiB for 16 GiB).
+const auditMemoryLimit = 352 << 20
+
+// dirMemoryLimit is the soft heap limit when directories are audited: many small scans side
+// by side whose garbage the limit, not the pace, collects (doctor's target: 256 MiB).
+const dirMemoryLimit = 208 << 20
+
+// bigTranscript is the size from which a transcript given on the command line is audited at
+// the default GC pace.
+const bigTranscript = 256 << 20
 
 func runAudit(c *cli.Context) error {
 	g, err := globals(c)
@@ -83,10 +103,18 @@ func runAudit(c *cli.Context) error {
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
 		// A state dir is thousands of short-lived scans: collect less often (a third less CPU
-		// on 10,000 sessions), while the soft limit keeps the heap of a huge transcript's index
-		// (~100 MB live) and so the peak RSS under the 256 MiB target.
-		debug.SetGCPercent(400)
-		debug.SetMemoryLimit(auditMemoryLimit)
+		// on 10,000 sessions) and let the soft limit bound the heap. A big transcript's index is
+		// long-lived (~30 bytes an entry, ~70 MB at 4 GiB, ~270 MB at 16 GiB): the default pace
+		// keeps the heap near twice that, and the higher limit caps a 16 GiB one under its
+		// 384 MiB target.
+		gc, limit := 400, int64(dirMemoryLimit)
+		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() >= bigTranscript {
+				gc, limit = 100, auditMemoryLimit
+			}
+		}
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(limit)
 	}
 	res, err := audit.Run(c.Context, paths, opts, newCounter(c, "audit"))
 	if err != nil && (errors.Is(err, audit.ErrNoInput) || res == nil) {
@@ -95,7 +123,19 @@ func runAudit(c *cli.Context) error {
 	if err != nil {
 		return err // cancelled
 	}
-	if err := report.Audit(c.App.Writer, res, format); err != nil {
+	ro := report.AuditOptions{Width: report.Width(c.App.Writer), Color: report.Color(c.App.Writer), Verbose: c.Bool("verbose")}
+	if format == report.SARIF {
+		if ro.SARIFRoot = c.String("sarif-root"); ro.SARIFRoot == "" {
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			ro.SARIFRoot = report.SARIFRoot(paths, cwd)
+		} else if ro.SARIFRoot, err = filepath.Abs(ro.SARIFRoot); err != nil {
+			return err
+		}
+	}
+	if err := report.Audit(c.App.Writer, res, format, ro); err != nil {
 		return err
 	}
 	switch {

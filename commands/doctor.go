@@ -24,8 +24,10 @@ per agent and says what to run next. Without --fix it writes nothing.
 
 --fix applies the safe fixes: legacy config keys (comments and layout kept), stale lock files,
 legacy session rows (missing sessionStartedAt, stale or Windows/relative sessionFile paths),
-stale or shared CLI session bindings. Fixes that move or archive history — orphan transcripts,
-old leftovers, oversized store blobs — also need --yes (or a "y" on a terminal). Every changed or
+stale or shared CLI session bindings, and repairs of damaged transcripts that keep every entry
+(BOM, NULs, glued lines, a final newline). Fixes that change, move or archive history — repairs
+that drop lines, rewrite messages, insert results or relink parents, orphan transcripts, old
+leftovers, oversized store blobs — also need --yes (or a "y" on a terminal). Every changed or
 removed file is kept under <state-dir>/clawdoctor-backups/<time>/. SQLite-era agents
 (agent/openclaw-agent.sqlite) are never written; their JSONL files are cross-checked against the
 database instead. Live locks are reported with their holder and never touched.

@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/agentdb"
+	"github.com/clawdoctor/clawdoctor/export"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Exit codes shared by every command (README "Exit codes").
@@ -66,12 +70,24 @@ func exitStatus(stderr io.Writer, err error) int {
 			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
 		}
 		return coder.ExitCode()
+	case refused(err):
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+		return exitPartial
 	case isFlagError(err):
 		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the flags\n", err)
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
 	return exitIO
+}
+
+// refused reports errors that stop a run before it wrote anything, on purpose: a SQLite-era
+// or unknown-era agent, an agent database that cannot be read consistently (damaged, unknown
+// schema, busy, missing WAL, an undecodable event), an export that would overwrite.
+func refused(err error) bool {
+	var dbe *agentdb.Error
+	return errors.As(err, &dbe) || errors.Is(err, store.ErrSQLiteEra) || errors.Is(err, store.ErrEraUnknown) ||
+		errors.Is(err, export.ErrExists) || errors.Is(err, export.ErrInsideState)
 }
 
 // isFlagError recognises the flag package's parse errors, which urfave/cli returns unwrapped

@@ -7,21 +7,24 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
 	"github.com/clawdoctor/clawdoctor/report"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 func replayCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "replay",
 		Usage:     "show what OpenClaw would send to a model for a session, and what compaction would do",
-		ArgsUsage: "FILE",
+		ArgsUsage: "FILE|DB#SESSION",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "provider", Usage: "provider the session would be sent to (anthropic, google, mistral, openai, openrouter, ...)"},
 			&cli.StringFlag{Name: "model", Usage: "model id (e.g. claude-sonnet-4-5, gemini-2.5-pro, google/gemini-2.5-pro)"},
 			&cli.StringFlag{Name: "api", Usage: "model api (anthropic-messages, google-generative-ai, openai-responses, openai-completions, ...); guessed from --provider when empty"},
+			&cli.StringFlag{Name: "session", Usage: "replay this session (id or key) of the agent (--state-dir, --agent), from its transcript or, in the SQLite era, its database"},
 			&cli.StringFlag{Name: "leaf", Usage: "replay from this entry id instead of the last entry"},
 			&cli.StringFlag{Name: "policy-era", Value: string(hygiene.EraSingleFile), Usage: "provider matrix: single-file (§5.4) or antigravity (§5.3)"},
 			&cli.StringFlag{Name: "pairing", Value: string(hygiene.PairingClassic), Usage: "tool-result pairing: classic or frames (newest)"},
@@ -42,8 +45,12 @@ provider/model (tool-call ids, pairing repair, turn validation, ...), then the c
 decision (trigger, cut point, split turn, chunk plan, memory flush). Nothing is written; no
 model is called.
 
+A session of a SQLite-era agent is replayed from its database: --session KEY (or id), or
+DB#SESSION as the argument (agents/<id>/agent/openclaw-agent.sqlite#agent:main:main).
+
 EXAMPLE
   clawdoctor replay --provider anthropic --model claude-sonnet-4-5 s.jsonl
+  clawdoctor replay --provider anthropic --model claude-sonnet-4-5 --session agent:main:main
   clawdoctor replay --json --provider mistral --model mistral-large-latest s.jsonl
 
 For replay, exit 1 means a hygiene step changed the history or compaction would run, and
@@ -57,8 +64,24 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.NArg() != 1 {
-		return &usageError{msg: "replay needs exactly one transcript FILE",
+	path := c.Args().First()
+	switch {
+	case c.String("session") != "" && c.NArg() == 0:
+		targets, err := store.Targets(g.StateDir, g.Agent, false, nil)
+		if err != nil {
+			return err
+		}
+		if len(targets) != 1 {
+			return &usageError{msg: "--session needs one agent", hint: "clawdoctor replay --agent main --session agent:main:main ..."}
+		}
+		if path, err = store.SessionSource(targets[0].SessionsDir, c.String("session")); err != nil {
+			if errors.Is(err, store.ErrNoSession) || errors.Is(err, agentdb.ErrNoSession) {
+				return &usageError{msg: err.Error(), hint: "clawdoctor stats lists the agent's sessions; give a session id or key"}
+			}
+			return err
+		}
+	case c.NArg() != 1 || c.String("session") != "":
+		return &usageError{msg: "replay needs exactly one transcript FILE (or DB#SESSION), or --session ID|KEY",
 			hint: "clawdoctor replay --provider anthropic --model claude-sonnet-4-5 s.jsonl"}
 	}
 	if c.String("provider") == "" || c.String("model") == "" {
@@ -104,7 +127,6 @@ func runReplay(c *cli.Context) error {
 			Boundary: boundary, Estimator: est,
 		},
 	}
-	path := c.Args().First()
 	var res *replay.Result
 	if path == "-" {
 		res, err = replay.Run(c.Context, c.App.Reader, "<stdin>", opts)

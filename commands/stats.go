@@ -40,6 +40,7 @@ const statsExitHelp = `
 EXIT STATUS
   0  the inventory was printed (stats is informational: problems are listed, not failed on)
   2  usage error (unknown agent, no agents under the state dir, bad PATH)
+  3  an agent database could not be read (the notes say why); the rest was printed
   4  I/O error`
 
 func runStats(c *cli.Context) error {
@@ -95,5 +96,13 @@ func runStats(c *cli.Context) error {
 	case c.Bool("markdown"):
 		format = report.Markdown
 	}
-	return report.Stats(c.App.Writer, stats, format)
+	if err := report.Stats(c.App.Writer, stats, format); err != nil {
+		return err
+	}
+	for _, a := range stats.Agents {
+		if a.DB != nil && a.DB.Error != "" || a.Era.Unknown != "" {
+			return status(exitPartial) // a read that fails is never a clean pass
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package commands
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/report"
 )
@@ -12,7 +13,7 @@ func validateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "validate",
 		Usage:     "check that files are well-formed JSONL, fast",
-		ArgsUsage: "FILE...",
+		ArgsUsage: "FILE|DB[#SESSION]...",
 		Description: `Reads each file line by line in bounded memory (gzip and zstd archives such as
 *.jsonl.reset.<ts>.zst are decompressed by their magic bytes) and checks that every line is
 exactly one JSON value. It counts the byte-level anomalies of each line (bom, crlf, lone_cr,
@@ -20,9 +21,13 @@ nul, invalid_utf8, no_newline, too_long, blank) and lists the first bad lines as
 FILE:LINE: reason. It writes nothing. JSON is checked on all cores, in batches whose line
 numbers stay exact.
 
+A SQLite-era agent database (agents/<id>/agent/openclaw-agent.sqlite) is validated session
+by session, each as the JSONL its events hold; DB#SESSION (a session id or key) checks one.
+
 EXAMPLE
   clawdoctor validate ~/.openclaw/agents/main/sessions/*.jsonl
   clawdoctor --json validate --max-line 1048576 big.jsonl.reset.2026-01-02T03-04-05.000Z.zst
+  clawdoctor validate ~/.openclaw/agents/main/agent/openclaw-agent.sqlite
 
 EXIT STATUS
   0  every file is clean
@@ -51,7 +56,7 @@ EXIT STATUS
 			if opts.MaxBad == 0 {
 				opts.MaxBad = -1 // --max-bad 0: list none
 			}
-			res, err := jsonl.ValidateFiles(c.Context, c.Args().Slice(), opts, newCounter(c, "validate"))
+			res, err := agentdb.ValidatePaths(c.Context, c.Args().Slice(), opts, newCounter(c, "validate"))
 			if err != nil {
 				return err
 			}

@@ -48,6 +48,9 @@ type Maintenance struct {
 	ResetArchiveRetention any
 	MaxDiskBytes          any
 	HighWaterBytes        any
+	// SQLite era (OpenClaw 2026.8+) keys.
+	ArchiveDashboardAfter any
+	PreserveRecent        any
 }
 
 // WriteLock is session.writeLock (§6.1); nil fields are unset.
@@ -143,6 +146,7 @@ func Parse(r io.Reader, name string) (*Config, error) {
 		MaxEntries: m["maxEntries"], RotateBytes: m["rotateBytes"],
 		ResetArchiveRetention: m["resetArchiveRetention"],
 		MaxDiskBytes:          m["maxDiskBytes"], HighWaterBytes: m["highWaterBytes"],
+		ArchiveDashboardAfter: m["archiveDashboardAfter"], PreserveRecent: m["preserveRecent"],
 	}
 	wl := object(sess, "writeLock")
 	c.Session.WriteLock = WriteLock{AcquireTimeoutMs: wl["acquireTimeoutMs"], StaleMs: wl["staleMs"], MaxHoldMs: wl["maxHoldMs"]}

@@ -28,9 +28,9 @@ var checks = []func(context.Context, *state) ([]Problem, error){
 	checkCLIBindings,
 	checkOversized,
 	checkMissing,
-	checkOrphans,
 	checkAudit,
-	checkRepairPlan,
+	checkRepairPlan, // before checkOrphans: a damaged orphan is repaired, then archived
+	checkOrphans,
 	checkCleanupPlan,
 }
 
@@ -162,7 +162,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
 		r := a.resolver
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			if e.Obj == nil {
 				continue
 			}
@@ -266,7 +266,7 @@ func checkCLIBindings(_ context.Context, st *state) ([]Problem, error) {
 	}
 	shared := map[string][]owner{} // provider + id → owners
 	for _, a := range st.fileEra(true) {
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			byProv := map[string]map[string][]string{} // provider → id → sources
 			for _, cs := range e.CLISessions() {
 				if cs.SessionID == "" {
@@ -356,7 +356,7 @@ var blobFields = []string{"skillsSnapshot", "systemPromptReport"}
 func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			var big []string
 			var total int
 			for _, f := range blobFields {
@@ -392,7 +392,7 @@ func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 	for _, a := range st.fileEra(true) {
 		r := a.resolver
 		var missing []string
-		for _, e := range a.store.Entries() {
+		for _, e := range a.storeEntries() {
 			found := false
 			for _, c := range r.Candidates(e) {
 				if exists(c) {
@@ -425,7 +425,7 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 		}
 		var entries []store.Entry
 		if a.store != nil {
-			entries = a.store.Entries()
+			entries = a.storeEntries()
 		}
 		r := a.resolver
 		refs := r.References(entries)

@@ -57,6 +57,7 @@ type Problem struct {
 
 	apply       func(b *Backups) (backup string, err error)
 	refused     string      // why the fix may not run here
+	failed      string      // why the check itself could not read what it needed
 	edits       *agentState // the fix edits this agent's sessions.json in memory (see flushStores)
 	editsConfig bool        // the fix edits the config text in memory (see flushConfig)
 }
@@ -90,9 +91,14 @@ type AgentSummary struct {
 	Entries     int    `json:"entries"`
 	Transcripts int    `json:"transcripts"`
 	SQLite      bool   `json:"sqlite"`
-	Problems    int    `json:"problems"`
-	Fixable     int    `json:"fixable"`
-	Fixed       int    `json:"fixed"`
+	// Era is jsonl, sqlite, sqlite (half-migrated) or unknown; DBSessions and DBEvents count
+	// what the database of a SQLite-era agent holds, beside the JSONL numbers.
+	Era        string `json:"era"`
+	DBSessions int    `json:"dbSessions"`
+	DBEvents   int64  `json:"dbEvents"`
+	Problems   int    `json:"problems"`
+	Fixable    int    `json:"fixable"`
+	Fixed      int    `json:"fixed"`
 }
 
 // Result is everything one run found and did.
@@ -157,6 +163,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	for i := range probs {
 		p := &probs[i]
 		switch {
+		case p.failed != "":
+			p.Status = StatusFailed
+			p.Error = p.failed
 		case p.apply == nil:
 			p.Status = StatusFound
 		case p.refused != "":
@@ -221,7 +230,16 @@ func severityRank(s string) int {
 func summarize(st *state, probs []Problem) []AgentSummary {
 	var out []AgentSummary
 	for _, a := range st.agents {
-		s := AgentSummary{ID: a.id, SessionsDir: a.dir, Entries: a.entries, Transcripts: a.transcripts, SQLite: a.sqlite != ""}
+		s := AgentSummary{ID: a.id, SessionsDir: a.dir, Entries: a.entries, Transcripts: a.transcripts, SQLite: a.sqlite != "",
+			Era: "jsonl", DBSessions: a.dbSessions, DBEvents: a.dbEvents}
+		switch {
+		case a.era.SQLite && a.era.HalfMigrated:
+			s.Era = "sqlite (half-migrated)"
+		case a.era.SQLite:
+			s.Era = "sqlite"
+		case a.era.Unknown != "":
+			s.Era = "unknown"
+		}
 		for _, p := range probs {
 			if p.Agent != a.id {
 				continue

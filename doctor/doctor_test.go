@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/fixtures"
 )
 
 var now = time.Date(2026, 5, 5, 12, 0, 0, 0, time.UTC)
@@ -99,39 +100,16 @@ func brokenState(t *testing.T) string {
 	write(t, filepath.Join(sd, "sessions.json.123.0b8e7c2d-1111-4111-8111-111111111111.tmp"), "{", old)
 	write(t, filepath.Join(sd, sidA+".jsonl.bak-123-1700000000000"), header(sidA), old)
 
-	// A SQLite-era agent: its database holds one of its two transcripts.
+	// A SQLite-era agent (a real 2026.9.6 database) with two JSONL transcripts it never imported.
 	sq := filepath.Join(root, "agents", "ops", "sessions")
 	write(t, filepath.Join(sq, sidA+".jsonl"), header(sidA), time.Time{})
 	write(t, filepath.Join(sq, sidB+".jsonl"), header(sidB), time.Time{})
 	write(t, filepath.Join(sq, "sessions.json"), `{}`, time.Time{})
 	write(t, filepath.Join(sq, sidB+".jsonl.lock"), `{"pid": 999999999, "createdAt": "2026-05-01T00:00:00.000Z"}`, old)
-	makeDB(t, filepath.Join(root, "agents", "ops", "agent", "openclaw-agent.sqlite"), map[string]int{sidA: 2})
+	if err := fixtures.WriteAgentDB(fixtures.SQLite96, filepath.Join(root, "agents", "ops", "agent")); err != nil {
+		t.Fatal(err)
+	}
 	return root
-}
-
-func makeDB(t *testing.T, path string, events map[string]int) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range []string{`CREATE TABLE session_nodes(session_key TEXT PRIMARY KEY, current_session_id TEXT, entry_json TEXT)`,
-		`CREATE TABLE transcript_events(session_id TEXT, seq INTEGER, event_json TEXT, created_at INTEGER)`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for id, n := range events {
-		for i := 0; i < n; i++ {
-			if _, err := db.Exec(`INSERT INTO transcript_events VALUES (?, ?, '{}', 0)`, id, i); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 }
 
 // snapshot reads every file under root.

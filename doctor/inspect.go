@@ -32,14 +32,30 @@ type agentState struct {
 	store     *store.Store // nil when missing or corrupt
 	storeErr  error
 	era       store.Era
-	sqlite    string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
-	files     []fileInfo
+	// dbSessions and dbEvents count the database of a SQLite-era agent (set by checkSQLite).
+	dbSessions int
+	dbEvents   int64
+	sqlite     string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
+	files      []fileInfo
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
 
 	entries, transcripts int
-	dirty                bool // store edited in memory by fixes; written once at the end
-	dirtyProblems        []*Problem
+	// repairCandidates are the transcripts the audit found damage in that repair changes;
+	// checkRepairPlan plans only these.
+	repairCandidates map[string]bool
+	entriesCache     []store.Entry
+	dirty            bool // store edited in memory by fixes; written once at the end
+	dirtyProblems    []*Problem
+}
+
+// storeEntries is a.store.Entries(), parsed once for every check of the run (the checks run
+// before any fix edits the store; a fix reads its entry again with Get).
+func (a *agentState) storeEntries() []store.Entry {
+	if a.entriesCache == nil {
+		a.entriesCache = a.store.Entries()
+	}
+	return a.entriesCache
 }
 
 // readOnly says why this agent's files must not be written, or "".

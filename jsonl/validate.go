@@ -340,23 +340,28 @@ func ValidateFiles(ctx context.Context, paths []string, opts ValidateOptions, c 
 		if err != nil && ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		res.Files = append(res.Files, s)
-		t := &res.Summary
-		t.Files++
-		t.Lines += s.Lines
-		t.Bytes += s.Bytes
-		t.DiskBytes += s.DiskBytes
-		t.BadLines += s.BadLines
-		switch {
-		case s.Err != "":
-			t.Unreadable++
-		case s.Clean():
-			t.Clean++
-		default:
-			t.Findings++
-		}
+		res.Add(s)
 	}
 	return res, nil
+}
+
+// Add appends the summary of one more stream and counts it in the totals.
+func (res *Result) Add(s Summary) {
+	res.Files = append(res.Files, s)
+	t := &res.Summary
+	t.Files++
+	t.Lines += s.Lines
+	t.Bytes += s.Bytes
+	t.DiskBytes += s.DiskBytes
+	t.BadLines += s.BadLines
+	switch {
+	case s.Err != "":
+		t.Unreadable++
+	case s.Clean():
+		t.Clean++
+	default:
+		t.Findings++
+	}
 }
 
 // addOnly passes byte counts on but keeps one total and one Done for all files.

@@ -2,7 +2,10 @@
 // interface; the terminal bar lives in commands, so libraries never import progressbar.
 package progress
 
-// Counter receives progress of one long operation, usually in on-disk bytes.
+import "io"
+
+// Counter receives progress of one long operation, usually in on-disk bytes. Add may be called
+// from several goroutines at once (audit reads files side by side).
 type Counter interface {
 	SetTotal(n int64)
 	Add(n int64)
@@ -24,4 +27,18 @@ func OrNoop(c Counter) Counter {
 		return Noop
 	}
 	return c
+}
+
+// Reader passes the bytes read from r on to c.Add.
+func Reader(r io.Reader, c Counter) io.Reader { return reader{r, OrNoop(c)} }
+
+type reader struct {
+	r io.Reader
+	c Counter
+}
+
+func (cr reader) Read(p []byte) (int, error) {
+	n, err := cr.r.Read(p)
+	cr.c.Add(int64(n))
+	return n, err
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -156,8 +157,12 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 // RunFile replays the transcript at path (plain, gzip or zstd). It indexes the file first and
 // reads only the entries the replay needs: the active path from the last compaction's kept
 // region on, and the few older state entries (model, thinking level) pi reads, so memory
-// follows the context, not the file.
+// follows the context, not the file. path may also name one session of a SQLite-era agent
+// database, "<db>#<session id or key>" (agentdb.Ref).
 func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
+	if db, session, ok := agentdb.ParseRef(path); ok {
+		return runRef(ctx, db, session, o)
+	}
 	idx, err := session.IndexFile(ctx, path, session.IndexOptions{}, nil)
 	if err != nil {
 		return nil, err

@@ -9,17 +9,32 @@ import (
 	"github.com/clawdoctor/clawdoctor/audit"
 )
 
-// Audit renders an audit result: a table grouped by file (Text), JSON, Markdown or SARIF 2.1.0.
-func Audit(w io.Writer, res *audit.Result, f Format) error {
+// AuditOptions tune the audit output.
+type AuditOptions struct {
+	// Width wraps the text output to this many columns; 0 does not wrap (see [Width]).
+	Width int
+	// Verbose prints every finding's hint in the text output, even when the finding before it
+	// in the same file said the same.
+	Verbose bool
+	// Color paints the severity words of the text output (see [Color]).
+	Color bool
+	// SARIFRoot is the directory SARIF uris are relative to (see [SARIFRoot]); "" keeps the
+	// paths as they are.
+	SARIFRoot string
+}
+
+// Audit renders an audit result: compiler-style lines grouped by file (Text), JSON, Markdown
+// or SARIF 2.1.0.
+func Audit(w io.Writer, res *audit.Result, f Format, o AuditOptions) error {
 	switch f {
 	case JSON:
 		return WriteJSON(w, res)
 	case Markdown:
 		return auditMarkdown(w, res)
 	case SARIF:
-		return auditSARIF(w, res)
+		return auditSARIF(w, res, o.SARIFRoot)
 	}
-	return auditText(w, res)
+	return auditText(w, res, o)
 }
 
 // byFile groups findings by path, keeping the result's order.
@@ -42,42 +57,126 @@ func lineStr(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func summaryLine(res *audit.Result) string {
 	s := res.Summary
-	out := fmt.Sprintf("%d file(s), %d entries: %d error(s), %d warning(s), %d info", s.Files, s.Entries, s.Errors, s.Warnings, s.Infos)
+	out := fmt.Sprintf("%s, %s: %s, %s, %d info", plural(s.Files, "file", "files"), plural(int(s.Entries), "entry", "entries"),
+		plural(s.Errors, "error", "errors"), plural(s.Warnings, "warning", "warnings"), s.Infos)
+	if s.Omitted > 0 {
+		out += fmt.Sprintf(" (%d not listed)", s.Omitted)
+	}
 	if len(res.Unreadable) > 0 {
 		out += fmt.Sprintf("; %d unreadable: %s", len(res.Unreadable), strings.Join(res.Unreadable, ", "))
 	}
 	return out
 }
 
-func auditText(w io.Writer, res *audit.Result) error {
+// moreLine says how many findings a listed one stands for.
+func moreLine(f *audit.Finding) string {
+	return fmt.Sprintf("… and %d more %s in this file (counted, not listed)", f.Omitted, f.Rule)
+}
+
+// auditText prints one line per finding in the compiler convention, "path:line: severity
+// rule: message" (path: for a whole-file finding), so editors and CI logs link to the line.
+// Long messages wrap onto indented lines; the hint goes on its own indented line. Files are
+// separated by a blank line, and a count per rule closes the report.
+func auditText(w io.Writer, res *audit.Result, o AuditOptions) error {
+	tw := &textWriter{w: w}
 	order, m := byFile(res.Findings)
-	for _, path := range order {
-		if _, err := fmt.Fprintf(w, "%s\n", path); err != nil {
-			return err
+	for i, path := range order {
+		if i > 0 {
+			tw.line("")
 		}
-		t := NewTable(w)
-		t.Header("line", "severity", "rule", "entry", "message")
+		lastHint := ""
 		for _, f := range m[path] {
-			if err := t.Append(lineStr(f.Line), f.Severity.String(), f.Rule, f.EntryID, f.Message); err != nil {
-				return err
+			loc := path + ":"
+			if f.Line > 0 {
+				loc += strconv.FormatInt(f.Line, 10) + ":"
 			}
-		}
-		if err := t.Render(); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(w); err != nil {
-			return err
+			sev := f.Severity.String()
+			head := loc + " " + paint(o.Color, sev, sev) + " " + f.Rule + ": "
+			tw.wrapped(head, len(loc)+len(sev)+len(f.Rule)+4, f.Message, o.Width)
+			if f.Hint != "" && (o.Verbose || f.Hint != lastHint) {
+				tw.wrapped("    ", 4, f.Hint, o.Width)
+			}
+			lastHint = f.Hint
+			if f.Omitted > 0 {
+				tw.wrapped("    ", 4, moreLine(&f), o.Width)
+			}
 		}
 	}
 	if len(res.Findings) == 0 {
-		if _, err := fmt.Fprintln(w, "no findings"); err != nil {
-			return err
+		tw.line("no findings")
+	} else {
+		tw.line("")
+		ruleW, countW := 0, 0
+		for _, r := range res.Summary.Rules {
+			ruleW = max(ruleW, len(r.Rule))
+			countW = max(countW, len(strconv.Itoa(r.Count)))
+		}
+		for _, r := range res.Summary.Rules {
+			sev := r.Severity.String()
+			line := fmt.Sprintf("%*d  %s%s  %s", countW, r.Count, paint(o.Color, sev, sev), strings.Repeat(" ", 7-len(sev)), r.Rule)
+			if r.Omitted > 0 {
+				line += strings.Repeat(" ", ruleW-len(r.Rule)) + fmt.Sprintf("  (%d not listed)", r.Omitted)
+			}
+			tw.line(line)
 		}
 	}
-	_, err := fmt.Fprintln(w, summaryLine(res))
-	return err
+	tw.wrapped("", 0, summaryLine(res), o.Width)
+	return tw.err
+}
+
+// textWriter keeps the first write error, so the rendering code reads straight through.
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) line(s string) {
+	if t.err == nil {
+		_, t.err = io.WriteString(t.w, s+"\n")
+	}
+}
+
+// wrapped writes head followed by text, breaking text at spaces so that no line is longer
+// than width (a word longer than a line stays whole). Continuation lines are indented by four
+// spaces. headLen is head's printed width (head may hold colour codes). width 0: one line.
+func (t *textWriter) wrapped(head string, headLen int, text string, width int) {
+	text = strings.Join(strings.Fields(text), " ")
+	if width <= 0 || headLen+len(text) <= width {
+		t.line(head + text)
+		return
+	}
+	const indent = "    "
+	var b strings.Builder
+	b.WriteString(head)
+	col := headLen
+	start := true // nothing written on this line after its head or indent
+	for i, word := range strings.Split(text, " ") {
+		n := len([]rune(word))
+		// a head too long to hold the first word ends its line alone (it is never broken)
+		if (!start || i == 0 && headLen > len(indent)) && col+1+n > width {
+			t.line(strings.TrimRight(b.String(), " "))
+			b.Reset()
+			b.WriteString(indent)
+			col, start = len(indent), true
+		}
+		if !start {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+		start = false
+	}
+	t.line(b.String())
 }
 
 // mdCell makes a value safe inside a Markdown table cell.
@@ -98,7 +197,11 @@ func auditMarkdown(w io.Writer, res *audit.Result) error {
 		t := NewMarkdownTable(w)
 		t.Header("line", "severity", "rule", "entry", "message")
 		for _, f := range m[path] {
-			if err := t.Append(lineStr(f.Line), f.Severity.String(), "`"+f.Rule+"`", mdCell(f.EntryID), mdCell(f.Message)); err != nil {
+			text := f.Text()
+			if f.Omitted > 0 {
+				text += " (" + moreLine(&f) + ")"
+			}
+			if err := t.Append(lineStr(f.Line), f.Severity.String(), "`"+f.Rule+"`", mdCell(f.EntryID), mdCell(text)); err != nil {
 				return err
 			}
 		}
@@ -109,139 +212,17 @@ func auditMarkdown(w io.Writer, res *audit.Result) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/) for code-scanning uploads.
-const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
-
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
-}
-
-type sarifTool struct {
-	Driver sarifDriver `json:"driver"`
-}
-
-type sarifDriver struct {
-	Name           string      `json:"name"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
-}
-
-type sarifRule struct {
-	ID                   string       `json:"id"`
-	Name                 string       `json:"name"`
-	ShortDescription     sarifMessage `json:"shortDescription"`
-	DefaultConfiguration struct {
-		Level string `json:"level"`
-	} `json:"defaultConfiguration"`
-}
-
-type sarifMessage struct {
-	Text string `json:"text"`
-}
-
-type sarifResult struct {
-	RuleID     string          `json:"ruleId"`
-	RuleIndex  int             `json:"ruleIndex"`
-	Level      string          `json:"level"`
-	Message    sarifMessage    `json:"message"`
-	Locations  []sarifLocation `json:"locations"`
-	Properties map[string]any  `json:"properties,omitempty"`
-}
-
-type sarifLocation struct {
-	PhysicalLocation sarifPhysical `json:"physicalLocation"`
-}
-
-type sarifPhysical struct {
-	ArtifactLocation struct {
-		URI string `json:"uri"`
-	} `json:"artifactLocation"`
-	Region *sarifRegion `json:"region,omitempty"`
-}
-
-type sarifRegion struct {
-	StartLine int64 `json:"startLine"`
-}
-
-func sarifLevel(s audit.Severity) string {
-	switch s {
-	case audit.Error:
-		return "error"
-	case audit.Warning:
-		return "warning"
+	if len(res.Summary.Rules) == 0 {
+		return nil
 	}
-	return "note"
-}
-
-// sarifURI turns a path into a relative URI reference (forward slashes, no leading "./").
-func sarifURI(p string) string {
-	p = strings.ReplaceAll(p, "\\", "/")
-	return strings.TrimPrefix(p, "./")
-}
-
-func auditSARIF(w io.Writer, res *audit.Result) error {
-	index := map[string]int{}
-	var rules []sarifRule
-	for i, r := range audit.Rules {
-		sr := sarifRule{ID: r.ID, Name: ruleName(r.ID), ShortDescription: sarifMessage{Text: r.Description}}
-		sr.DefaultConfiguration.Level = sarifLevel(r.Severity)
-		rules = append(rules, sr)
-		index[r.ID] = i
-	}
-	results := make([]sarifResult, 0, len(res.Findings))
-	for _, f := range res.Findings {
-		loc := sarifLocation{}
-		loc.PhysicalLocation.ArtifactLocation.URI = sarifURI(f.Path)
-		if f.Line > 0 {
-			loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line}
-		}
-		props := map[string]any{}
-		if f.EntryID != "" {
-			props["entryId"] = f.EntryID
-		}
-		if len(f.Evidence) > 0 {
-			props["evidence"] = f.Evidence
-		}
-		if len(props) == 0 {
-			props = nil
-		}
-		results = append(results, sarifResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-			Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{loc}, Properties: props})
-	}
-	log := sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{{
-		Tool:    sarifTool{Driver: sarifDriver{Name: "clawdoctor", InformationURI: "https://github.com/clawdoctor/clawdoctor", Rules: rules}},
-		Results: results,
-	}}}
-	return WriteJSON(w, log)
-}
-
-// ruleName turns "tool.unpaired-call" into "ToolUnpairedCall" (SARIF reportingDescriptor.name).
-func ruleName(id string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range id {
-		if r == '.' || r == '-' {
-			up = true
-			continue
-		}
-		if up {
-			b.WriteString(strings.ToUpper(string(r)))
-			up = false
-		} else {
-			b.WriteRune(r)
+	t := NewMarkdownTable(w)
+	t.Header("rule", "severity", "count", "not listed")
+	for _, r := range res.Summary.Rules {
+		if err := t.Append("`"+r.Rule+"`", r.Severity.String(), r.Count, r.Omitted); err != nil {
+			return err
 		}
 	}
-	return b.String()
+	return t.Render()
 }
 
 // AuditRules renders the rule table (id, severity, description) as Markdown, for docs/audit.md

@@ -72,7 +72,7 @@ func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
 	if f == JSON {
 		bw := bufio.NewWriterSize(w, 256<<10)
 		if len(stores) == 1 {
-			if err := streamCleanupJSON(bw, toCleanupJSON(stores[0]), ""); err != nil {
+			if err := streamStoreJSON(bw, stores[0], ""); err != nil {
 				return err
 			}
 			bw.WriteString("\n")
@@ -84,6 +84,10 @@ func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
 			DryRun    bool   `json:"dryRun"`
 		}{AllAgents: true}
 		for _, s := range stores {
+			if s.SQLite != nil {
+				head.Mode, head.DryRun = s.SQLite.Summary.Mode, s.SQLite.Summary.DryRun
+				continue
+			}
 			head.Mode, head.DryRun = s.Plan.Summary.Mode, s.Plan.Summary.DryRun
 		}
 		h, err := marshalIndent(head, "")
@@ -97,7 +101,7 @@ func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
 				bw.WriteString(",")
 			}
 			bw.WriteString("\n    ")
-			if err := streamCleanupJSON(bw, toCleanupJSON(s), "    "); err != nil {
+			if err := streamStoreJSON(bw, s, "    "); err != nil {
 				return err
 			}
 		}
@@ -107,6 +111,15 @@ func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
 	for i, s := range stores {
 		if i > 0 {
 			fmt.Fprintln(w)
+		}
+		if s.SQLite != nil {
+			if len(stores) > 1 {
+				fmt.Fprintf(w, "Agent: %s\n", s.SQLite.Summary.AgentID)
+			}
+			if err := cleanupSQLiteText(w, s, explain); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(stores) > 1 {
 			fmt.Fprintf(w, "Agent: %s\n", s.Plan.Summary.AgentID)
@@ -129,6 +142,19 @@ func marshalIndent(v any, prefix string) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// streamStoreJSON writes one store's JSON at prefix.
+func streamStoreJSON(w *bufio.Writer, s CleanupStore, prefix string) error {
+	if s.SQLite != nil {
+		b, err := marshalIndent(toCleanupSQLiteJSON(s), prefix)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return streamCleanupJSON(w, toCleanupJSON(s), prefix)
 }
 
 // streamCleanupJSON writes c as WriteJSON would (indented, at prefix), but streams the

@@ -33,13 +33,16 @@ func Doctor(w io.Writer, res *doctor.Result, f Format) error {
 	}
 	fmt.Fprintln(w)
 	t := NewTable(w)
-	t.Header("agent", "entries", "transcripts", "sqlite", "open problems", "fixable", "fixed")
+	t.Header("agent", "era", "entries", "transcripts", "db sessions", "open problems", "fixable", "fixed")
 	for _, a := range res.Agents {
-		sq := "no"
-		if a.SQLite {
-			sq = "yes"
+		era, dbs := a.Era, "-"
+		if era == "" {
+			era = "jsonl"
 		}
-		if err := t.Append(a.ID, a.Entries, a.Transcripts, sq, a.Problems, a.Fixable, a.Fixed); err != nil {
+		if a.SQLite {
+			dbs = fmt.Sprintf("%d (%d events)", a.DBSessions, a.DBEvents)
+		}
+		if err := t.Append(a.ID, era, a.Entries, a.Transcripts, dbs, a.Problems, a.Fixable, a.Fixed); err != nil {
 			return err
 		}
 	}
@@ -105,6 +108,9 @@ func statusWord(p doctor.Problem) string {
 	case doctor.StatusRefused:
 		return "fix refused"
 	case doctor.StatusFailed:
+		if p.Fix == "" {
+			return "check failed: could not read"
+		}
 		return "fix failed"
 	}
 	return "report only"

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +41,14 @@ func Stats(w io.Writer, s store.Stats, f Format) error {
 		t = NewMarkdownTable(w)
 	}
 	t.Header(header...)
-	for _, row := range statsRows {
+	rows := statsRows
+	for _, a := range s.Agents {
+		if a.DB != nil {
+			rows = append(append([]statsRow(nil), statsRows...), dbRows...)
+			break
+		}
+	}
+	for _, row := range rows {
 		cells := []any{row.name}
 		for _, a := range cols {
 			cells = append(cells, row.cell(a))
@@ -147,6 +156,44 @@ var statsRows = []statsRow{
 	}},
 }
 
+// dbRows describe the database of SQLite-era agents (shown when one has it).
+var dbRows = []statsRow{
+	{"db schema", func(a store.AgentStats) string {
+		if a.DB == nil || a.DB.Schema == 0 {
+			return "-"
+		}
+		if a.DB.AppVersion != "" {
+			return fmt.Sprintf("%d (OpenClaw %s)", a.DB.Schema, a.DB.AppVersion)
+		}
+		return fmt.Sprint(a.DB.Schema)
+	}},
+	{"db session nodes (archived)", dbCell(func(d *store.DBStats) string { return fmt.Sprintf("%d (%d)", d.Nodes, d.Archived) })},
+	{"db windows", dbCell(func(d *store.DBStats) string {
+		var parts []string
+		for _, r := range slices.Sorted(maps.Keys(d.ByReason)) {
+			parts = append(parts, fmt.Sprintf("%s %d", r, d.ByReason[r]))
+		}
+		if len(parts) == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d: %s", d.Windows, strings.Join(parts, ", "))
+	})},
+	{"db sessions / events", dbCell(func(d *store.DBStats) string { return fmt.Sprintf("%d / %d", d.Sessions, d.Events) })},
+	{"db archives (in db / cold)", dbCell(func(d *store.DBStats) string { return fmt.Sprintf("%s / %d", statsCount(d.Archives), d.Cold) })},
+	{"db + wal + sessions/ (maxDiskBytes)", dbCell(func(d *store.DBStats) string {
+		return fmt.Sprintf("%s + %s + %s = %s", statsBytes(d.DBBytes), statsBytes(d.WALBytes), statsBytes(d.DiskBytes-d.DBBytes-d.WALBytes), statsBytes(d.DiskBytes))
+	})},
+}
+
+func dbCell(f func(*store.DBStats) string) func(store.AgentStats) string {
+	return func(a store.AgentStats) string {
+		if a.DB == nil {
+			return "-"
+		}
+		return f(a.DB)
+	}
+}
+
 func statsCount(c store.Count) string {
 	if c.Files == 0 {
 		return "0"
@@ -218,6 +265,18 @@ func statsTotal(as []store.AgentStats) store.AgentStats {
 		if a.NewestUpdate.After(t.NewestUpdate) {
 			t.NewestUpdate = a.NewestUpdate
 		}
+		if a.DB != nil {
+			if t.DB == nil {
+				t.DB = &store.DBStats{ByReason: map[string]int{}}
+			}
+			d := t.DB
+			d.Nodes, d.Archived, d.Windows, d.Sessions = d.Nodes+a.DB.Nodes, d.Archived+a.DB.Archived, d.Windows+a.DB.Windows, d.Sessions+a.DB.Sessions
+			d.Events, d.Cold, d.Archives = d.Events+a.DB.Events, d.Cold+a.DB.Cold, statsAdd(d.Archives, a.DB.Archives)
+			d.DBBytes, d.WALBytes, d.DiskBytes = d.DBBytes+a.DB.DBBytes, d.WALBytes+a.DB.WALBytes, d.DiskBytes+a.DB.DiskBytes
+			for r, n := range a.DB.ByReason {
+				d.ByReason[r] += n
+			}
+		}
 	}
 	return t
 }
@@ -238,6 +297,9 @@ func statsNotes(a store.AgentStats) []string {
 		out = append(out, "SQLite era ("+strings.Join(a.Era.Evidence, ", ")+"): JSONL files are not the live store; writers refuse")
 	case a.Era.Unknown != "":
 		out = append(out, a.Era.Summary()+"; writers refuse until it can be read")
+	}
+	if a.DB != nil && a.DB.Error != "" {
+		out = append(out, "the agent database could not be read: "+a.DB.Error)
 	}
 	if len(a.MissingKeys) > 0 {
 		keys := a.MissingKeys

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strconv"
+
+	"golang.org/x/term"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -63,4 +66,18 @@ func Color(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Width is the column count text output to w wraps at: the terminal's width, else $COLUMNS,
+// else 0 (no wrapping: a CI log or a pipe gets one line per finding).
+func Width(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if c, _, err := term.GetSize(int(f.Fd())); err == nil && c > 0 {
+			return c
+		}
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	return 0
 }

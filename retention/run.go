@@ -86,6 +86,9 @@ type RunOptions struct {
 	StateDir string // for the running-gateway check
 	DMScope  string // session.dmScope of the config
 	Force    bool   // write even while a live lock or a gateway shows a writer
+	// SQLite are the settings for a SQLite-era store (ResolveSQLite of the same config);
+	// zero means OpenClaw's defaults.
+	SQLite SQLiteSettings
 }
 
 // Outcome is what a cleanup run did, or would do, to one store.
@@ -94,6 +97,18 @@ type Outcome struct {
 	Applied *Applied // nil for a dry run
 	Refused string   // why the store was not touched (SQLite era, live gateway, store changed)
 	Now     time.Time
+	// SQLite is the plan of a SQLite-era store (Plan is nil then), and Command the OpenClaw
+	// command that applies it (set when a real run was refused).
+	SQLite  *SQLitePlan
+	Command string
+}
+
+// Changes reports whether the plan would change the store.
+func (o *Outcome) Changes() bool {
+	if o.SQLite != nil {
+		return o.SQLite.Summary.WouldMutate
+	}
+	return o.Plan != nil && o.Plan.Changes()
 }
 
 // Partial reports whether some of the plan was not carried out.
@@ -104,6 +119,9 @@ func (o *Outcome) Partial() bool {
 // Run plans the cleanup of one store and, unless DryRun, applies it: the same planning code
 // serves both, and nothing is written while Refusal finds a reason.
 func Run(ctx context.Context, t Target, opt RunOptions) (Outcome, error) {
+	if dir, ok := IsSQLiteStore(t); ok {
+		return runSQLite(ctx, t, dir, opt)
+	}
 	out := Outcome{Now: opt.Now}
 	l, err := GatherWith(ctx, t.Store, t.Agent, GatherOptions{FixMissing: opt.FixMissing})
 	if err != nil {

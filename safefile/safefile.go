@@ -65,17 +65,32 @@ func within(root, p string) bool {
 // (0644 for a new file) and renames it over path, then fsyncs the directory. On any error path
 // is left unchanged and the temp file is removed.
 func Replace(path string, fill func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
+	dir := filepath.Dir(path)
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
+	tmp, err := writeTemp(path, mode, fill)
+	if err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
+// writeTemp streams fill's output into a new temp file beside path, gives it mode and fsyncs
+// it, and returns its name. On any error the temp file is removed.
+func writeTemp(path string, mode os.FileMode, fill func(w io.Writer) error) (name string, err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
 	tmp, err := os.CreateTemp(dir, "."+base+".clawdoctor-*.tmp")
 	if err != nil {
-		return fmt.Errorf("create temp for %s: %w", path, err)
+		return "", fmt.Errorf("create temp for %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -85,24 +100,21 @@ func Replace(path string, fill func(w io.Writer) error) (err error) {
 	}()
 	bw := bufio.NewWriterSize(tmp, 256<<10)
 	if err = fill(bw); err != nil {
-		return err
+		return "", err
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return "", fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+		return "", fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("fsync %s: %w", tmp.Name(), err)
+		return "", fmt.Errorf("fsync %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+		return "", fmt.Errorf("close %s: %w", tmp.Name(), err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	return SyncDir(dir)
+	return tmp.Name(), nil
 }
 
 // WriteFile atomically replaces path with data (see Replace).
@@ -193,4 +205,54 @@ func Remove(path string) error {
 		return err
 	}
 	return SyncDir(filepath.Dir(path))
+}
+
+// Create streams fill's output into a new file at path (mode perm) and never replaces one:
+// the complete, fsynced temp file is hard-linked to path, which fails when path exists, then
+// the temp name is removed, so path appears whole or not at all. Where hard links are not
+// supported it falls back to creating path exclusively (removed again on error). The error
+// for an existing path satisfies errors.Is(err, os.ErrExist).
+func Create(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("create %s: %w", path, os.ErrExist)
+	}
+	tmp, err := writeTemp(path, perm, fill)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err = os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		if err = copyExclusive(tmp, path, perm); err != nil {
+			return err
+		}
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// copyExclusive writes the content of the file src into a new file at path.
+func copyExclusive(src, path string, perm os.FileMode) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	_, err = io.Copy(out, f)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return nil
 }

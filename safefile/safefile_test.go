@@ -185,3 +185,31 @@ func TestConfine(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	fill := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := safefile.Create(p, 0o600, fill("one\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := safefile.Create(p, 0o600, fill("two\n")); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("second Create = %v, want ErrExist", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one\n" {
+		t.Errorf("content %q", b)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	// A failing fill leaves nothing behind.
+	q := filepath.Join(dir, "b.jsonl")
+	if err := safefile.Create(q, 0o600, func(io.Writer) error { return errors.New("boom") }); err == nil {
+		t.Fatal("no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left %d files, want only a.jsonl", len(ents))
+	}
+}

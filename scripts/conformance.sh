@@ -19,11 +19,14 @@
 # cleanup runs the store comparison of conformance/conformance_test.go (build tag conformance):
 # `openclaw sessions cleanup --dry-run --json` against retention's planner, with PATHs taken as
 # sessions.json files or dirs holding them, and --run PATTERN for a subset of its runs.
+# cleanup --release 2026.9.6 (or 2026.8.x; `sqlite` for short) is the SQLite era: the cleanup
+# dry run against the real 2026.9.6 on 32 freshly generated and imported databases
+# (conformance/sqlite*.go, ~25 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-	echo "usage: scripts/conformance.sh repair|replay|compaction|cleanup [--release R] [--seed N] [PATH...]" >&2
+	echo "usage: scripts/conformance.sh repair|replay|compaction|cleanup|sqlite [--release R] [--seed N] [PATH...]" >&2
 	exit 2
 }
 
@@ -39,6 +42,10 @@ need_faketime() {
 engine=${1:-}
 [ -n "$engine" ] || usage
 shift
+if [ "$engine" = sqlite ]; then
+	engine=cleanup
+	set -- --release 2026.9.6 "$@"
+fi
 
 case $engine in
 cleanup)
@@ -57,6 +64,21 @@ cleanup)
 		esac
 	done
 	need_faketime
+	case $release in
+	2026.8.* | 2026.9.*)
+		# The SQLite era: its own comparison (conformance/sqlite*.go), its own count line.
+		log=$(mktemp /tmp/clawdoctor-conformance-sqlite.XXXXXX.log)
+		set +e
+		go test -tags conformance -run 'TestSQLiteCleanup$' -parallel 2 -timeout 120m -v ./conformance/ >"$log" 2>&1
+		rc=$?
+		set -e
+		grep -E -- '--- FAIL|summary differs' "$log" | head -50 || true
+		pass=$(grep -cE -- '^ +--- PASS: TestSQLiteCleanup/cases/' "$log" || true)
+		fail=$(grep -cE -- '^ +--- FAIL: TestSQLiteCleanup/cases/' "$log" || true)
+		echo "cleanup $release (SQLite era): $((pass + fail)) inputs, $pass equal, 0 deliberate, $fail differ, 0 failed (log $log)"
+		exit $rc
+		;;
+	esac
 	log=$(mktemp /tmp/clawdoctor-conformance-cleanup.XXXXXX.log)
 	stores=""
 	for p in "${paths[@]}"; do

@@ -168,3 +168,53 @@ func firstOf(list []string, n int) []string {
 	}
 	return append(append([]string(nil), list[:n]...), fmt.Sprintf("and %d more", len(list)-n))
 }
+
+// ErrNoSession is returned by SessionSource for a name no session has.
+var ErrNoSession = errors.New("no session with that id or key")
+
+// SessionSource names where the session idOrKey of the agent owning sessionsDir lives, in the
+// form every reader takes: for a SQLite-era agent "<db>#<session id>" (agentdb.Ref), else the
+// transcript file a sessions.json row with that key or sessionId resolves to, or
+// <sessionsDir>/<idOrKey>.jsonl when that file exists.
+func SessionSource(sessionsDir, idOrKey string) (string, error) {
+	e := DetectEra(sessionsDir)
+	if e.Unknown != "" {
+		return "", fmt.Errorf("%s: %w: %s", sessionsDir, ErrEraUnknown, e.Unknown)
+	}
+	if e.SQLite {
+		db, err := agentdb.Open(context.Background(), e.DB)
+		if err != nil {
+			return "", err
+		}
+		id, err := db.Resolve(context.Background(), idOrKey)
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", err
+		}
+		return agentdb.Ref(e.DB, id), nil
+	}
+	r := NewResolver(sessionsDir, "", "")
+	if st, err := Load(filepath.Join(sessionsDir, StoreFile)); err == nil {
+		if e, ok := st.Get(idOrKey); ok {
+			return r.Transcript(e).Path, nil
+		}
+		for _, e := range st.Entries() {
+			if e.SessionID() == idOrKey {
+				return r.Transcript(e).Path, nil
+			}
+		}
+	}
+	if ValidSessionID(idOrKey) {
+		if p := filepath.Join(sessionsDir, idOrKey+".jsonl"); fileExists(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w %q", sessionsDir, ErrNoSession, idOrKey)
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}

@@ -2,11 +2,11 @@ package store_test
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -193,29 +193,21 @@ func TestDetectEraWritesNothing(t *testing.T) {
 			if err := store.CheckJSONEra(dir); err != nil && !errors.Is(err, store.ErrSQLiteEra) {
 				t.Fatal(err)
 			}
-			if after := snapshotTree(t, state); !slices.Equal(before, after) {
+			if after := snapshotTree(t, state); !maps.Equal(before, after) {
 				t.Errorf("files changed:\nbefore %q\nafter  %q", before, after)
 			}
 		})
 	}
 }
 
-// snapshotTree lists every file under root with its size, mtime and a digest of its bytes.
-func snapshotTree(t *testing.T, root string) []string {
+// snapshotTree is fixtures.Tree or a fatal error.
+func snapshotTree(t *testing.T, root string) map[string]string {
 	t.Helper()
-	var out []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out = append(out, fmt.Sprintf("%s %d %d %x", p, fi.Size(), fi.ModTime().UnixNano(), sha256.Sum256(data)))
-		return nil
-	})
-	return out
+	m, err := fixtures.Tree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func copyFile(t *testing.T, src, dst string) {
@@ -226,5 +218,34 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 	if err := os.WriteFile(dst, data, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestInventoryDatabase(t *testing.T) {
+	state, dir := realState(t, fixtures.SQLite96)
+	s, err := store.Inventory(context.Background(), []store.Target{{Agent: "main", SessionsDir: dir, StateDir: state}}, store.StatsOptions{Now: now}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := s.Agents[0]
+	d := a.DB
+	if d == nil || d.Error != "" {
+		t.Fatalf("DB stats %+v", d)
+	}
+	if d.Schema != 23 || d.AppVersion != "2026.9.6" || d.Nodes != 8 || d.Windows != 8 || d.Sessions != 8 || d.Events != 211 || d.ByReason["unset"] != 8 {
+		t.Errorf("DB stats %+v", d)
+	}
+	fi, _ := os.Stat(d.Path)
+	if d.DBBytes != fi.Size() || d.DiskBytes != d.DBBytes+d.WALBytes+a.Files.Bytes || a.Files.Bytes == 0 {
+		t.Errorf("bytes: db %d wal %d disk %d, files %d", d.DBBytes, d.WALBytes, d.DiskBytes, a.Files.Bytes)
+	}
+	// A damaged database is reported, not fatal.
+	os.WriteFile(d.Path, []byte("SQLite format 3\x00 but nothing else of use, long enough for a header........................................................"), 0o600)
+	s, err = store.Inventory(context.Background(), []store.Target{{Agent: "main", SessionsDir: dir, StateDir: state}}, store.StatsOptions{Now: now}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Agents[0]; a.DB != nil || !a.Era.ReadOnly() || a.Era.Unknown == "" {
+		t.Errorf("damaged database: era %+v db %+v", a.Era, a.DB)
 	}
 }

@@ -82,6 +82,8 @@ type AgentStats struct {
 	NoDir bool       `json:"no_dir,omitempty"`
 	Era   Era        `json:"era"`
 	Store StoreStats `json:"store"`
+	// DB is what the agent database holds, for a SQLite-era agent (nil otherwise).
+	DB *DBStats `json:"db,omitempty"`
 	// Transcripts are the live (primary) transcripts, topics included; Topics is the subset.
 	Transcripts Count `json:"transcripts"`
 	Topics      Count `json:"topics"`
@@ -131,8 +133,9 @@ type StatsOptions struct {
 	Lock LockOptions // lock inspection (Now is filled from Now)
 }
 
-// Inventory builds the stats of every target. It reads listings, sessions.json and lock
-// payloads only, never transcripts, and writes nothing. c counts listed bytes.
+// Inventory builds the stats of every target. It reads listings, sessions.json, lock payloads
+// and, for a SQLite-era agent, its database's tables (counted from their indexes), never
+// transcripts, and writes nothing. c counts listed bytes.
 func Inventory(ctx context.Context, targets []Target, opts StatsOptions, c progress.Counter) (Stats, error) {
 	c = progress.OrNoop(c)
 	defer c.Done()
@@ -313,6 +316,9 @@ func inventoryOne(ctx context.Context, t Target, l Listing, opts StatsOptions, c
 				a.OrphanTranscripts.add(f)
 			}
 		}
+	}
+	if a.Era.SQLite {
+		a.DB = readDBStats(ctx, a.Era.DB, a.Files.Bytes)
 	}
 	return a, nil
 }

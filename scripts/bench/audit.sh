@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # scripts/bench/audit.sh: throughput and peak RSS of `clawdoctor audit` over
-#   1. one big transcript (BENCH_1G, 1 GiB by default): target >= 400 MB/s, peak RSS <= 256 MiB;
-#   2. a state dir of 10,000 generated sessions with every fault kind, archives, locks and a
+#   1. one big transcript (BENCH_1G, 1 GiB by default): target >= 500 MB/s (issue 14);
+#   2. four independently shaped transcripts (shapes.mjs): long tool results, tiny entries,
+#      large images, deep branching: target >= 500 MB/s;
+#   3. 4 GiB (and, with BENCH_HUGE=1, 16 GiB) generated transcripts: peak RSS <= 256 / 384 MiB,
+#      CPU per GiB within 1.2x of the 1 GiB run;
+#   4. a state dir of 10,000 generated sessions with every fault kind, archives, locks and a
 #      gateway log (BENCH_STATE10K, BENCH_GATEWAY_LOG);
+#   5. a state dir of 20,000 sessions: audit (target >= 300 MB/s) and doctor (<= 1.2x audit's
+#      time, <= 256 MiB);
 # each next to a Node streaming baseline in the same run: readline + JSON.parse per line plus
 # the same core checks (id index, dangling parents, tool call/result pairing), which is what an
 # audit written in Node would at least do. For the big file also wc -l, jq -c . and the plain
@@ -92,17 +98,47 @@ JS
 
 run_node() { bench_need node nodejs && bench_measure "$1" "$2" node --max-old-space-size=4096 "$BENCH_NODE_AUDIT" "$3"; }
 
+bench_note "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -r "$file" ]; then
 	bytes=$(bench_size "$file")
 	bench_note "audit: $file, $bytes bytes, $(nproc) cores"
 	cat "$file" >/dev/null # the page cache holds it for every run alike
 	# exit 1 means "findings": a normal audit result
-	bench_measure audit.1g "$bytes" "$BENCH_BIN" --no-progress audit "$file"
+	bench_measure_cpu audit.1g "$bytes" "$BENCH_BIN" --no-progress audit "$file"
 	bench_measure audit.1g-json "$bytes" "$BENCH_BIN" --no-progress --json audit "$file"
 	run_node audit.1g.node-audit "$bytes" "$file"
 	bench_baselines audit.1g "$file"
 else
 	bench_note "audit: no big transcript ($file)"
+fi
+
+# Independently shaped transcripts (scripts/bench/shapes.mjs, not our generator): long tool
+# results, many tiny entries, large images, deep branching; each beside the Node audit and wc -l.
+shape_size=$(numfmt --from=iec "${BENCH_SHAPE_SIZE:-${BENCH_SIZE:-1GiB}}" 2>/dev/null || echo 1073741824)
+if bench_need node nodejs; then
+	for shape in long-results tiny images branching; do
+		f="$BENCH_TMP/in/shape-$shape.jsonl"
+		[ -s "$f" ] || node "$here/shapes.mjs" "$shape" "$shape_size" "$f" 2>/dev/null || { bench_note "shapes.mjs $shape failed"; continue; }
+		b=$(bench_size "$f")
+		cat "$f" >/dev/null
+		bench_measure_cpu "audit.shape-$shape" "$b" "$BENCH_BIN" --no-progress audit "$f"
+		run_node "audit.shape-$shape.node-audit" "$b" "$f"
+		bench_measure "audit.shape-$shape.wc-l" "$b" wc -l "$f"
+	done
+fi
+
+# Memory and CPU per GiB at 4 GiB (and 16 GiB with BENCH_HUGE=1: ~16 GiB of disk, minutes):
+# peak RSS targets 256 MiB and 384 MiB, CPU per GiB within 1.2x of the 1 GiB figure above.
+if [ "${BENCH_QUICK:-0}" != 1 ]; then
+	sizes=4GiB
+	[ "${BENCH_HUGE:-0}" = 1 ] && sizes="4GiB 16GiB"
+	for sz in $sizes; do
+		big=$(bench_transcript "$BENCH_TMP/in/audit-$sz" 7 --size "$sz")
+		bench_note "audit: $big, $(bench_size "$big") bytes; $(df -h "$BENCH_TMP" | tail -1 | awk '{print $4}') free"
+		bench_measure_cpu "audit.${sz,,}" "$(bench_size "$big")" "$BENCH_BIN" --no-progress audit "$big"
+		bench_measure "audit.${sz,,}.wc-l" "$(bench_size "$big")" wc -l "$big"
+		[ "${BENCH_KEEP_HUGE:-0}" = 1 ] || rm -rf "$BENCH_TMP/in/audit-$sz"
+	done
 fi
 
 if [ -d "$state" ]; then
@@ -112,10 +148,32 @@ if [ -d "$state" ]; then
 	find "$state/agents" -type f -exec cat {} + >/dev/null
 	logargs=()
 	[ -n "$log" ] && logargs=(--logs "$log")
-	bench_measure audit.state10k "$sbytes" "$BENCH_BIN" --no-progress audit "${logargs[@]}" "$state"
+	bench_measure_cpu audit.state10k "$sbytes" "$BENCH_BIN" --no-progress audit "${logargs[@]}" "$state"
 	bench_measure audit.state10k-sarif "$sbytes" "$BENCH_BIN" --no-progress audit --format sarif "${logargs[@]}" "$state"
 	run_node audit.state10k.node-audit "$sbytes" "$state/agents"
+	bench_measure audit.state10k.wc-l "$sbytes" bash -c "find '$state/agents' -type f -exec cat {} + | wc -l"
 else
 	bench_note "audit: no state dir ($state)"
+fi
+
+# A state dir of 20,000 sessions (issue 14: 1.2 GB, ~33k files): audit with both cores, and
+# doctor (audit, repair plan and cleanup plan in one run) against it: <= 1.2x audit, <= 256 MiB.
+s20=$BENCH_TMP/in/state20k
+n20=20000 sz20=1200MiB
+[ "${BENCH_QUICK:-0}" = 1 ] && n20=2000 sz20=120MiB
+if [ ! -f "$s20/manifest.json" ]; then
+	rm -rf "$s20"
+	bench_note "generating $n20 sessions into $s20"
+	"$BENCH_BIN" fixtures generate --out "$s20" --agents 1 --sessions "$n20" --size "$sz20" --seed 3 --faults all >/dev/null || exit 4
+fi
+if [ -d "$s20" ]; then
+	b20=$(du -sb "$s20/agents" | cut -f1)
+	bench_note "audit: state dir $s20, $b20 bytes in $(find "$s20/agents" -type f | wc -l) files"
+	find "$s20/agents" -type f -exec cat {} + >/dev/null
+	bench_measure_cpu audit.state20k "$b20" "$BENCH_BIN" --no-progress audit "$s20"
+	bench_measure_cpu doctor.state20k "$b20" "$BENCH_BIN" --no-progress --now 2026-06-15T12:00:00Z doctor --state-dir "$s20"
+	run_node audit.state20k.node-audit "$b20" "$s20/agents"
+else
+	bench_note "audit: no 20k state dir ($s20)"
 fi
 bench_exit

@@ -20,6 +20,8 @@
 #   bench_exit                        an area script's last command: exit 1 when any run of
 #                                     this script failed, else 0
 #   bench_measure_shell NAME BYTES 'pipeline'   the same for a shell pipeline (bash -c)
+#   bench_measure_cpu NAME BYTES CMD...  bench_measure plus a NAME.cpu row: MB per CPU-second
+#                                     and CPU-seconds per GiB (user+sys), steady under load
 #   bench_need TOOL [DEB]             0 if TOOL is on PATH; else apt-get install DEB (default
 #                                     TOOL) when running as root, else print a skip note, 1
 #   bench_baselines PREFIX FILE       wc -l, jq -c . and the Node JSON.parse-per-line stream
@@ -129,6 +131,27 @@ bench_exit() {
 		exit 1
 	fi
 	exit 0
+}
+
+# bench_measure_cpu NAME BYTES CMD...: one run of CMD, two rows: MB/s over wall time (what a
+# user waits) and MB per CPU-second (user+sys), which does not depend on how many other
+# processes share the cores. Exit status 1 ("findings", "repaired") is not an error.
+bench_measure_cpu() {
+	local name=$1 bytes=$2
+	shift 2
+	if [ ! -x /usr/bin/time ]; then
+		bench_measure "$name" "$bytes" "$@"
+		return
+	fi
+	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
+	local rc=$? wall user sys kib
+	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
+	local rss
+	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
+	bench_check "$name" $rc "$1"
+	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
+	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f CPU-s/GiB)", b/1e6/c, c*1073741824/b}')" "$rss"
+	return $rc
 }
 
 # bench_measure_shell NAME BYTES 'shell pipeline'

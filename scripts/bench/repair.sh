@@ -25,25 +25,7 @@ copy="$work/sessions/$(basename "$in")"
 fresh() { rm -f "$work"/sessions/*; cp "$in" "$copy"; sync; }
 bench_note "repair input: $in ($bytes bytes)"
 
-# measure NAME CMD...: one run of CMD, two rows: MB/s over wall time (what a user waits) and
-# MB per CPU-second (user+sys), which does not depend on how many other processes share the
-# cores. Exit status 1 ("repaired") is not an error.
-measure() {
-	local name=$1
-	shift
-	if [ ! -x /usr/bin/time ]; then
-		bench_measure "$name" "$bytes" "$@"
-		return
-	fi
-	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
-	local rc=$? wall user sys kib
-	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
-	local rss
-	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
-	bench_check "$name" $rc "$1"
-	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
-	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f s cpu)", b/1e6/c, c}')" "$rss"
-}
+measure() { bench_measure_cpu "$1" "$bytes" "${@:2}"; }
 
 fresh
 bench_note "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

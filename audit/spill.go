@@ -1,0 +1,195 @@
+package audit
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+)
+
+// Why spill. The audit of one transcript needs, after the last line, a few facts per entry
+// (line, timestamp, tool-call ids, previews for messages) to check the active branch, which is
+// only known once the file ends. Kept in memory those facts cost ~100 bytes an entry: a
+// 16 GiB transcript (~9.5M entries) would need ~1 GB. Two passes would halve the parse speed
+// and cannot re-read a stream (stdin, a decompressor, a SQLite row feed). So only the hot part
+// of each entry (id key, parent, kind and flags: 16 bytes, see node) stays in memory; the rest
+// is appended to logs whose old chunks go to a temp file once a log holds more than its memory
+// budget, and are read back a chunk at a time. The checks after the scan walk the active
+// branch in file order (a parent precedes its children), so the read-back is sequential.
+// Small transcripts never touch the disk.
+
+// spillDir is where spilled chunks go ("" means os.TempDir, i.e. $TMPDIR).
+var spillDir = ""
+
+// spilled is an append-only log of pointer-free values of type T, in chunks of
+// spillChunkLen values. It keeps at most budget chunks in memory; older ones are written to
+// an unlinked temp file. Reads of spilled chunks go through a one-chunk cache.
+type spilled[T any] struct {
+	chunks  [][]T // nil for a chunk on disk
+	n       int
+	inMem   int // chunks in memory
+	budget  int
+	f       *os.File
+	cache   []T
+	cacheAt int // index of the cached chunk; -1 none
+	err     error
+	spills  int // chunks written out (for tests and figures)
+}
+
+const spillChunkLen = 1 << 13
+
+func newSpilled[T any](budgetBytes int) *spilled[T] {
+	var zero T
+	per := spillChunkLen * int(unsafe.Sizeof(zero))
+	return &spilled[T]{budget: max(2, budgetBytes/per), cacheAt: -1}
+}
+
+func (s *spilled[T]) len() int { return s.n }
+
+func (s *spilled[T]) add(v T) int {
+	if s.n%spillChunkLen == 0 {
+		c := spillChunkLen
+		if s.n == 0 {
+			c = 16 // small transcripts stay small; the first chunk grows by append
+		}
+		s.chunks = append(s.chunks, make([]T, 0, c))
+		s.inMem++
+		if s.inMem > s.budget {
+			s.spillOldest()
+		}
+	}
+	k := len(s.chunks) - 1
+	s.chunks[k] = append(s.chunks[k], v)
+	s.n++
+	return s.n - 1
+}
+
+func asBytes[T any](c []T) []byte {
+	var zero T
+	if len(c) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), len(c)*int(unsafe.Sizeof(zero)))
+}
+
+// spillOldest writes the oldest chunk still in memory to the temp file (chunk k at offset
+// k*chunkBytes) and drops it.
+func (s *spilled[T]) spillOldest() {
+	k := len(s.chunks) - s.inMem
+	if s.err != nil || k < 0 || s.chunks[k] == nil {
+		return
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp(spillDir, "clawdoctor-audit-*.spill")
+		if err != nil {
+			s.err = fmt.Errorf("audit spill file: %w", err)
+			s.budget = 1 << 30 // keep everything in memory rather than fail
+			return
+		}
+		os.Remove(f.Name()) // unlinked: the space is freed when the scan ends, even on a crash
+		s.f = f
+	}
+	var zero T
+	chunkBytes := int64(spillChunkLen) * int64(unsafe.Sizeof(zero))
+	if _, err := s.f.WriteAt(asBytes(s.chunks[k]), int64(k)*chunkBytes); err != nil {
+		s.err = fmt.Errorf("audit spill file: %w", err)
+		s.budget = 1 << 30
+		return
+	}
+	s.chunks[k] = nil
+	s.inMem--
+	s.spills++
+}
+
+// at returns value i.
+func (s *spilled[T]) at(i int) T {
+	k := i / spillChunkLen
+	if c := s.chunks[k]; c != nil {
+		return c[i%spillChunkLen]
+	}
+	if s.cacheAt != k {
+		if s.cache == nil {
+			s.cache = make([]T, spillChunkLen)
+		}
+		var zero T
+		chunkBytes := int64(spillChunkLen) * int64(unsafe.Sizeof(zero))
+		if _, err := s.f.ReadAt(asBytes(s.cache), int64(k)*chunkBytes); err != nil && s.err == nil {
+			s.err = fmt.Errorf("audit spill file: %w", err)
+		}
+		s.cacheAt = k
+	}
+	return s.cache[i%spillChunkLen]
+}
+
+// close removes the temp file.
+func (s *spilled[T]) close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	s.chunks, s.cache = nil, nil
+}
+
+// addRun appends vs, all in one chunk: when they do not fit in the current chunk, it is padded
+// with zero values first. len(vs) must be at most spillChunkLen. It returns the index of vs[0].
+func (s *spilled[T]) addRun(vs []T) int {
+	if room := spillChunkLen - s.n%spillChunkLen; s.n%spillChunkLen != 0 && len(vs) > room {
+		var zero T
+		for ; room > 0; room-- {
+			s.add(zero)
+		}
+	}
+	first := s.add(vs[0])
+	k := len(s.chunks) - 1
+	s.chunks[k] = append(s.chunks[k], vs[1:]...)
+	s.n += len(vs) - 1
+	return first
+}
+
+// run returns a copy of the n values from i, which addRun stored in one chunk.
+func (s *spilled[T]) run(i, n int) []T {
+	out := make([]T, n)
+	k := i / spillChunkLen
+	if c := s.chunks[k]; c != nil {
+		copy(out, c[i%spillChunkLen:])
+		return out
+	}
+	s.at(i) // loads the chunk into the cache
+	copy(out, s.cache[i%spillChunkLen:])
+	return out
+}
+
+// coldArena stores strings that are read only to write findings (previews, error messages,
+// tool-call ids) in a spilled byte log. A string longer than maxCold is cut (only messages
+// quote it; ids compared for equality are kept as 64-bit keys, see idKey).
+type coldArena struct{ b *spilled[byte] }
+
+const maxCold = 4 << 10
+
+func newColdArena(budgetBytes int) *coldArena { return &coldArena{b: newSpilled[byte](budgetBytes)} }
+
+// cref is a string in a coldArena.
+type cref struct {
+	off uint64
+	n   uint32 // 0: the empty string
+}
+
+func (r cref) empty() bool { return r.n == 0 }
+
+func (a *coldArena) put(b []byte) cref {
+	if len(b) == 0 {
+		return cref{}
+	}
+	if len(b) > maxCold {
+		b = b[:maxCold]
+	}
+	return cref{off: uint64(a.b.addRun(b)), n: uint32(len(b))}
+}
+
+func (a *coldArena) putString(s string) cref { return a.put([]byte(s)) }
+
+func (a *coldArena) str(r cref) string {
+	if r.n == 0 {
+		return ""
+	}
+	return string(a.b.run(int(r.off), int(r.n)))
+}

@@ -1,0 +1,77 @@
+package commands
+
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/export"
+	"github.com/clawdoctor/clawdoctor/report"
+	"github.com/clawdoctor/clawdoctor/store"
+)
+
+func exportCommand() *cli.Command {
+	var opts export.Options
+	return &cli.Command{
+		Name:  "export",
+		Usage: "write the sessions of a SQLite-era agent out as JSONL files and a sessions.json",
+		Description: `Reads the agent's database (agents/<id>/agent/openclaw-agent.sqlite, OpenClaw 2026.8+) from
+a consistent snapshot, so a running gateway may keep writing, and writes OUTDIR/<sessionId>.jsonl
+for each session, byte for byte the JSONL it was imported from (header included), plus
+OUTDIR/sessions.json built from the session nodes. Every JSONL tool, clawdoctor's and OpenClaw
+2026.6's, can then work on the copy. --archives adds the transcripts archived inside the
+database (under their archive names) and copies the sessions dir's archive files.
+
+Nothing is ever overwritten: when one output file exists, nothing is written. The database
+and the state dir are never written; OUTDIR may not be inside the state dir's agents/.
+
+EXAMPLE
+  clawdoctor export --agent main --out /tmp/main-export
+  clawdoctor export --agent main --out /tmp/one --session agent:main:main
+
+EXIT STATUS
+  0  exported
+  2  usage error
+  3  refused (an output file exists, OUTDIR inside the state dir) or the database changed,
+     is damaged or has an unknown schema; nothing or not everything was written
+  4  I/O error`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "output dir (created when absent; existing files are never overwritten)", Destination: &opts.Out},
+			&cli.StringSliceFlag{Name: "session", Usage: "export only this session id or key (repeatable)"},
+			&cli.BoolFlag{Name: "archives", Usage: "also write the archived transcripts", Destination: &opts.Archives},
+		},
+		Before: rejectLateFlags,
+		Action: func(c *cli.Context) error {
+			g, err := globals(c)
+			if err != nil {
+				return err
+			}
+			if opts.Out == "" || c.NArg() > 0 {
+				return &usageError{msg: "export needs --out DIR and no arguments", hint: "clawdoctor export --agent main --out /tmp/main-export"}
+			}
+			targets, err := store.Targets(g.StateDir, g.Agent, false, nil)
+			if errors.Is(err, store.ErrUnknownAgent) || errors.Is(err, store.ErrNoAgents) {
+				return &usageError{msg: err.Error(), hint: "clawdoctor export --state-dir ~/.openclaw --agent main --out DIR"}
+			}
+			if err != nil {
+				return err
+			}
+			if len(targets) != 1 {
+				return &usageError{msg: "export works on one agent", hint: "clawdoctor export --agent main --out DIR"}
+			}
+			opts.SessionsDir, opts.StateDir, opts.Sessions = targets[0].SessionsDir, g.StateDir, c.StringSlice("session")
+			res, err := export.Run(c.Context, opts, newCounter(c, "export"))
+			if errors.Is(err, export.ErrNotSQLite) {
+				return &usageError{msg: err.Error(), hint: "its transcripts are in " + opts.SessionsDir + " already"}
+			}
+			if err != nil {
+				return err
+			}
+			format := report.Text
+			if g.JSON {
+				format = report.JSON
+			}
+			return report.Export(c.App.Writer, res, format)
+		},
+	}
+}
