@@ -112,6 +112,7 @@ var Rules = []Rule{
 	{"message.empty-error-assistant", Warning, "an assistant turn with stopReason error and no content; some providers reject empty turns on replay", "clawdoctor repair FILE gives the turn OpenClaw's placeholder text"},
 	{"message.blank-user", Warning, "a user turn whose text is empty or only whitespace; providers reject empty user content", "clawdoctor repair FILE gives the turn OpenClaw's \"(continue)\" text"},
 	{"image.oversized", Warning, "an inline base64 image larger than providers accept (5 MB decoded)", "inspect with clawdoctor replay; remove or shrink the image by hand"},
+	{"image.corrupt", Error, "an image block whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with a text block", "clawdoctor repair FILE replaces it as OpenClaw 2026.6.11 does (backup kept)"},
 	{"tool.unpaired-call", Error, "a tool call on the active branch has no tool result; the next request is rejected with a 400", "OpenClaw inserts a synthetic result when it sends the session (see clawdoctor replay); clawdoctor repair FILE writes it for OpenAI code-mode turns"},
 	{"tool.orphan-result", Warning, "a tool result on the active branch answers no earlier tool call", "OpenClaw drops it when it sends the session; see clawdoctor replay"},
 	{"tool.duplicate-result", Warning, "a tool call on the active branch has more than one result", "OpenClaw drops the later result when it sends the session; see clawdoctor replay"},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/openclaw"
+	"github.com/clawdoctor/clawdoctor/session"
 )
 
 // Options tune an audit run.
@@ -826,6 +827,17 @@ func idByte(c byte) bool {
 
 const maxImageBytes = 5 << 20 // decoded bytes; Anthropic's per-image limit
 
+// imageMime reports whether the first of mimeType, mediaType and media_type that names an image
+// type exists, as OpenClaw's repair picks the block's mime.
+func imageMime(b *fastjson.Value) bool {
+	for _, k := range [...]string{"mimeType", "mediaType", "media_type"} {
+		if v := b.Get(k); v != nil && v.Type() == fastjson.TypeString && session.ImageMime(string(v.GetStringBytes())) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *scan) images(c *fastjson.Value, line int64, id string) {
 	if c == nil || c.Type() != fastjson.TypeArray {
 		return
@@ -833,6 +845,10 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 	for i, b := range c.GetArray() {
 		if str(b, "type") != "image" {
 			continue
+		}
+		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageData(string(d.GetStringBytes())) {
+			s.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
+				s.repairHint(""), map[string]any{"block": i})
 		}
 		data := b.GetStringBytes("data")
 		if data == nil {

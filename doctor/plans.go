@@ -95,6 +95,7 @@ var repairRules = map[string]bool{
 	"jsonl.crlf": true, "jsonl.missing-final-newline": true, "message.null-role": true,
 	"message.empty-error-assistant": true, "message.blank-user": true, "tool.unpaired-call": true,
 	"tree.dangling-parent": true, // --relink: behind --yes like every history change
+	"image.corrupt":        true,
 }
 
 // checkRepairPlan plans the repair of every transcript the audit found damage in, as a dry run

@@ -49,6 +49,7 @@ func TestFixtures(t *testing.T) {
 		"null_role.jsonl":                     {status: StatusRepaired, counts: Counts{DroppedLines: -1}},
 		"empty_error_assistant.jsonl":         {status: StatusRepaired, counts: Counts{RewrittenAssistantMessages: 1}},
 		"blank_user.jsonl":                    {status: StatusRepaired, counts: Counts{RewrittenUserMessages: 1}},
+		"corrupt_image.jsonl":                 {status: StatusRepaired, counts: Counts{RemovedCorruptImageBlocks: 1}},
 		"unpaired_tool_call.jsonl":            {status: StatusClean},
 		"orphan_tool_result.jsonl":            {status: StatusClean},
 		"duplicate_tool_result.jsonl":         {status: StatusClean},

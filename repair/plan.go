@@ -1,9 +1,11 @@
 // Package repair repairs OpenClaw session transcripts and session stores as plan + apply.
 //
 // The planner reads a transcript as a stream and decides, line by line and with a reason,
-// what to keep, drop, salvage or rewrite: OpenClaw's repairSessionFileIfNeeded (variant FR-v6,
-// transcript.md §3) with the same texts, plus salvage of what OpenClaw drops (a BOM before the
-// header, NUL runs, glued objects, a torn line followed by a complete entry). A plan is a
+// what to keep, drop, salvage or rewrite: the rules of the real repairSessionFileIfNeeded of the
+// OpenClaw release followed (Options.Release; which release has which rule is in package
+// openclaw, and conformance/repaircheck compares the bytes with the real program) with the same
+// texts, plus salvage of what OpenClaw drops (a BOM before the header, NUL runs, glued objects,
+// a torn line followed by a complete entry). A plan is a
 // sorted list of byte-range edits of the (decompressed) stream, so lines nobody changes are
 // written back byte for byte, changed entries keep their key order, and memory stays bounded by
 // the number of changes, not the file size. Apply streams the original through the edits; a

@@ -78,6 +78,13 @@ var claims = []claim{
 		}
 		return nil
 	}},
+	{"image.corrupt", "corrupt_image.jsonl", "the repair of OpenClaw 2026.6.11 replaces it with a text block", func(c claimCase) error {
+		replaced := c.rep.Result.RemovedCorruptedImageBlocks == 1 && bytes.Contains(c.out, []byte(`{"type":"text","text":"[image omitted: corrupted base64 payload]"}`))
+		if replaced != c.rel.Has(openclaw.RepairReplacesCorruptImages) {
+			return fmt.Errorf("replaced %d image blocks", c.rep.Result.RemovedCorruptedImageBlocks)
+		}
+		return nil
+	}},
 	{"jsonl.crlf", "crlf.jsonl", "OpenClaw reads CRLF line ends", func(c claimCase) error {
 		if c.load.Entries != c.inputEntrys || c.rep.Result.Repaired {
 			return fmt.Errorf("loader kept %d of %d entries, repaired %v", c.load.Entries, c.inputEntrys, c.rep.Result.Repaired)
@@ -97,6 +104,7 @@ var claims = []claim{
 // (repair and load) cannot show, with where they are shown instead, or why not.
 var unchecked = map[string]string{
 	"tool.invalid-call":    "a replay claim: the replay engine's oracle (sanitizeSessionHistory)",
+	"tool.reused-call-id":  "a replay claim (pairing): the replay engine's oracle",
 	"fallback.lost-prompt": "names a text old OpenClaw wrote (#65760), no behaviour of a verified release",
 	"store.corrupt":        "a store-loading claim: no store driver yet",
 	"store.invalid-entry":  "a store-loading claim: no store driver yet",
