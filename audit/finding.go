@@ -92,15 +92,15 @@ type Rule struct {
 
 // Rules lists every rule audit can report, in documentation order.
 var Rules = []Rule{
-	{"jsonl.malformed-line", Error, "a line is not valid JSON (torn write, editor damage); OpenClaw skips it silently", "clawdoctor repair FILE drops it like OpenClaw, or salvages what can be read (backup kept)"},
-	{"jsonl.bom", Error, "the file starts with a UTF-8 byte order mark; pi then treats the file as corrupt and rewrites it with a bare header", "clawdoctor repair FILE strips the byte order mark"},
+	{"jsonl.malformed-line", Error, "a line is not valid JSON (torn write, editor damage); OpenClaw's repair drops it", "clawdoctor repair FILE drops it like OpenClaw, or salvages what can be read (backup kept)"},
+	{"jsonl.bom", Error, "the file starts with a UTF-8 byte order mark; OpenClaw's repair then finds no header and never repairs the file", "clawdoctor repair FILE strips the byte order mark"},
 	{"jsonl.nul-bytes", Error, "a line holds NUL bytes (crash pre-allocation or disk damage)", "clawdoctor repair FILE removes the NUL bytes and keeps the lines around them"},
 	{"jsonl.concatenated", Error, "two or more JSON objects glued on one line (a missing newline between appends)", "clawdoctor repair FILE splits the objects onto their own lines"},
 	{"jsonl.invalid-utf8", Error, "a line holds bytes that are not valid UTF-8", "none needed by OpenClaw (Node reads the bytes as U+FFFD); repair keeps them byte for byte"},
 	{"jsonl.crlf", Warning, "lines end in CRLF or hold a stray CR (edited on Windows)", "CRLF line ends need nothing (repair keeps them); entries separated by lone CRs are split by clawdoctor repair FILE"},
 	{"jsonl.missing-final-newline", Warning, "the last line is complete but has no final newline; the next append is glued to it and both entries are lost", "clawdoctor repair FILE adds the newline"},
 	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line), or nested too deep, and was not checked", "raise --max-line to check a long line; a deep one needs nothing (OpenClaw reads it, repair keeps it)"},
-	{"header.missing", Error, "line 1 is not a session header; pi would discard the whole file on the next load", "clawdoctor repair --synthesize-header FILE writes a header from the file name"},
+	{"header.missing", Error, "line 1 is not a session header; OpenClaw's repair refuses the file and pi's loader writes a new header (dropping every entry before 2026.6.11)", "clawdoctor repair --synthesize-header FILE writes a header from the file name"},
 	{"header.invalid", Error, "the session header lacks a usable id, timestamp or cwd, or has an unsupported version", "fix the header by hand (id, timestamp, cwd, version 1–3)"},
 	{"header.duplicate", Error, "a second session header appears after line 1 (two transcripts appended into one file)", "split the file at the second header by hand"},
 	{"tree.dangling-parent", Error, "an entry's parentId names no entry in the file; the context walk stops there and loses history", "clawdoctor repair --relink FILE points it at the previous entry in file order"},
@@ -112,6 +112,7 @@ var Rules = []Rule{
 	{"message.empty-error-assistant", Warning, "an assistant turn with stopReason error and no content; some providers reject empty turns on replay", "clawdoctor repair FILE gives the turn OpenClaw's placeholder text"},
 	{"message.blank-user", Warning, "a user turn whose text is empty or only whitespace; providers reject empty user content", "clawdoctor repair FILE gives the turn OpenClaw's \"(continue)\" text"},
 	{"image.oversized", Warning, "an inline base64 image larger than providers accept (5 MB decoded)", "inspect with clawdoctor replay; remove or shrink the image by hand"},
+	{"image.corrupt", Error, "an image block whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with a text block", "clawdoctor repair FILE replaces it as OpenClaw 2026.6.11 does (backup kept)"},
 	{"tool.unpaired-call", Error, "a tool call on the active branch has no tool result; the next request is rejected with a 400", "OpenClaw inserts a synthetic result when it sends the session (see clawdoctor replay); clawdoctor repair FILE writes it for OpenAI code-mode turns"},
 	{"tool.orphan-result", Warning, "a tool result on the active branch answers no earlier tool call", "OpenClaw drops it when it sends the session; see clawdoctor replay"},
 	{"tool.duplicate-result", Warning, "a tool call on the active branch has more than one result", "OpenClaw drops the later result when it sends the session; see clawdoctor replay"},

@@ -15,6 +15,8 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/openclaw"
+	"github.com/clawdoctor/clawdoctor/session"
 )
 
 // Options tune an audit run.
@@ -26,6 +28,16 @@ type Options struct {
 	Logs       []string      // gateway log files (openclaw-YYYY-MM-DD.log or console/journal text)
 	Agent      string        // with a state dir: only this agent
 	Stdin      io.Reader     // read for the path "-" (nil: "-" is an ordinary name)
+	// Release is the OpenClaw release whose behaviour the findings describe; the zero value
+	// means openclaw.Default.
+	Release openclaw.Release
+}
+
+func (o Options) release() openclaw.Release {
+	if o.Release == (openclaw.Release{}) {
+		return openclaw.Default
+	}
+	return o.Release
 }
 
 func (o Options) maxPerRule() int {
@@ -373,7 +385,7 @@ func (s *scan) read(r io.Reader) error {
 	}
 	if s.crlf > 0 {
 		s.add("jsonl.crlf", s.crlfFirst, "", fmt.Sprintf(
-			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw writes \\n only, and a CR inside a JSON line breaks it",
+			"%d line(s) end in CRLF or hold a stray CR, first at line %d; OpenClaw reads CRLF line ends, but a stray CR between two entries or inside a string breaks the line",
 			s.crlf, s.crlfFirst), "", map[string]any{"lines": s.crlf})
 	}
 	return nil
@@ -381,7 +393,7 @@ func (s *scan) read(r io.Reader) error {
 
 func (s *scan) line(l *jsonl.Line) {
 	if l.Has(jsonl.FlagBOM) {
-		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; pi's loader then fails to find the header and rewrites the file with a bare header, losing every entry", s.repairHint(""), nil)
+		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; OpenClaw's repair cannot parse the header line, finds no header and never repairs the file", s.repairHint(""), nil)
 	}
 	if l.Has(jsonl.FlagCRLF) || l.Has(jsonl.FlagLoneCR) {
 		if s.crlf == 0 {
@@ -466,7 +478,7 @@ func (s *scan) line(l *jsonl.Line) {
 		what = "is torn (the last line, cut off without a newline: an interrupted write)"
 		ev["torn"] = true
 	}
-	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context", l.Num, what), s.repairHint(""), ev)
+	s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d %s; OpenClaw's repair drops it, so its entry and everything hanging off it are lost from context", l.Num, what), s.repairHint(""), ev)
 }
 
 // splitConcatenated splits a line made of several JSON values written back to back. It
@@ -552,7 +564,10 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 	}
 	if first {
 		ev := map[string]any{"firstType": typ}
-		why := "pi's loader then treats the file as empty or corrupt and rewrites it with a bare header, losing every entry"
+		why := "OpenClaw's repair refuses the file, and pi's loader rewrites it with a new header before the entries"
+		if !s.opts.release().Has(openclaw.LoaderKeepsHeaderlessEntries) {
+			why = "OpenClaw's repair refuses the file, and pi's loader rewrites it with a bare header, losing every entry"
+		}
 		run := "Run"
 		if typ != "" && !sessionEntryType(typ) {
 			why = "the file does not look like an OpenClaw transcript at all (first record type " + typ + ")"
@@ -830,6 +845,17 @@ func idByte(c byte) bool {
 
 const maxImageBytes = 5 << 20 // decoded bytes; Anthropic's per-image limit
 
+// imageMime reports whether the first of mimeType, mediaType and media_type that names an image
+// type exists, as OpenClaw's repair picks the block's mime.
+func imageMime(b *fastjson.Value) bool {
+	for _, k := range [...]string{"mimeType", "mediaType", "media_type"} {
+		if v := b.Get(k); v != nil && v.Type() == fastjson.TypeString && session.ImageMime(string(v.GetStringBytes())) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *scan) images(c *fastjson.Value, line int64, id string) {
 	if c == nil || c.Type() != fastjson.TypeArray {
 		return
@@ -837,6 +863,10 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 	for i, b := range c.GetArray() {
 		if str(b, "type") != "image" {
 			continue
+		}
+		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageData(string(d.GetStringBytes())) {
+			s.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
+				s.repairHint(""), map[string]any{"block": i})
 		}
 		data := b.GetStringBytes("data")
 		if data == nil {

@@ -94,7 +94,7 @@ func runAudit(c *cli.Context) error {
 		logs = append(logs, matches...)
 	}
 	paths := c.Args().Slice()
-	opts := audit.Options{MaxLine: c.Int("max-line"), Now: g.Now, Logs: logs, Agent: g.Agent, Stdin: c.App.Reader}
+	opts := audit.Options{MaxLine: c.Int("max-line"), Now: g.Now, Logs: logs, Agent: g.Agent, Stdin: c.App.Reader, Release: g.OpenClaw.Release}
 	if len(paths) == 0 {
 		paths = []string{g.StateDir}
 		if g.Agent != "" {

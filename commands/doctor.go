@@ -59,6 +59,7 @@ EXAMPLES
 			}
 			opts := doctor.Options{
 				StateDir:       g.StateDir,
+				Release:        g.OpenClaw.Release,
 				ConfigPath:     c.String("config"),
 				Fix:            c.Bool("fix"),
 				Yes:            c.Bool("yes"),

@@ -54,6 +54,7 @@ EXAMPLE
 			&cli.IntFlag{Name: "files", Usage: "pad the sessions dirs with small archives up to N files"},
 			&cli.BoolFlag{Name: "gateway-log", Usage: "also write logs/openclaw-<date>.log (fallback decisions, CLI session-id conflicts)"},
 			&cli.BoolFlag{Name: "short-texts", Usage: "keep every text short and write no images (small samples like fixtures/demo)"},
+			&cli.BoolFlag{Name: "relative-paths", Usage: "record compaction checkpoint files by name, not by absolute path as OpenClaw does, so the state dir can be moved (fixtures/demo)"},
 			&cli.StringFlag{Name: "long-line", Usage: "size of the long-line fault's line (default 64MiB+4KiB, over the default line cap)"},
 			&cli.StringFlag{Name: "sqlite-out", Usage: "also write a SQLite-era state `DIR` with the same sessions in agents/<id>/agent/openclaw-agent.sqlite (the real 2026.9.6 schema; benchmarks)", TakesFile: true},
 		},
@@ -106,7 +107,9 @@ func generateOptions(c *cli.Context) (fixtures.Options, error) {
 		Agents: c.Int("agents"), Sessions: c.Int("sessions"), Seed: c.Uint64("seed"), Faults: faults,
 		FaultCount: c.Int("fault-count"), Entries: c.Int("entries"), BadLines: c.Float64("bad-lines"),
 		Single: c.Bool("single-transcript"), Files: c.Int("files"), GatewayLog: c.Bool("gateway-log"),
-		ShortTexts: c.Bool("short-texts"), SQLiteOut: c.String("sqlite-out"),
+		ShortTexts:    c.Bool("short-texts"),
+		RelativePaths: c.Bool("relative-paths"),
+		SQLiteOut:     c.String("sqlite-out"),
 	}
 	if s := c.String("size"); s != "" {
 		n, err := fixtures.ParseSize(s)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/fixtures"
+	"github.com/clawdoctor/clawdoctor/openclaw"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -23,6 +24,9 @@ type Globals struct {
 	JSON       bool      // --json
 	Now        time.Time // --now, or the clock
 	NoProgress bool      // --no-progress
+	// OpenClaw is the release whose behaviour to follow: --openclaw-version, else the one the
+	// state dir's config says last wrote it, else openclaw.Default.
+	OpenClaw openclaw.Selection
 }
 
 func globalFlags() []cli.Flag {
@@ -35,6 +39,7 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show a progress bar"},
 		&cli.StringFlag{Name: "max-store-bytes", Usage: "largest sessions.json read (it is read whole; default 256MiB)"},
 		&cli.StringFlag{Name: "max-config-bytes", Usage: "largest openclaw.json read (default 16MiB)"},
+		&cli.StringFlag{Name: "openclaw-version", Usage: "OpenClaw release to follow (default: meta.lastTouchedVersion of the state dir's openclaw.json, else " + openclaw.DefaultVersion + ")"},
 	}
 }
 
@@ -103,6 +108,11 @@ func globals(c *cli.Context) (Globals, error) {
 			*cp.dst = n
 		}
 	}
+	sel, err := openclaw.Select(globalString(c, "openclaw-version"), g.StateDir, os.Getenv)
+	if err != nil {
+		return g, &usageError{msg: "--openclaw-version: " + err.Error(), hint: "clawdoctor --openclaw-version " + openclaw.DefaultVersion + " repair --dry-run"}
+	}
+	g.OpenClaw = sel
 	return g, nil
 }
 

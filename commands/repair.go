@@ -17,9 +17,12 @@ func repairCommand() *cli.Command {
 		Name:      "repair",
 		Usage:     "repair torn or malformed transcript lines and corrupt session stores, with backups",
 		ArgsUsage: "[PATH...]",
-		Description: `Repairs transcripts as OpenClaw's repairSessionFileIfNeeded does (unparseable lines and
-role-less messages dropped, empty assistant error turns and blank user turns rewritten with
-OpenClaw's texts, missing results of OpenAI code-mode tool calls inserted), and salvages what
+		Description: `Repairs transcripts as OpenClaw's repairSessionFileIfNeeded does in the release followed
+(--openclaw-version, else the one the state dir's openclaw.json says last wrote it, else
+2026.6.11): unparseable lines dropped and, since 2026.6.11, role-less messages dropped, empty
+assistant error turns and blank user turns rewritten with OpenClaw's texts, image blocks with
+corrupt base64 replaced by a text block, and "aborted" results inserted for OpenAI code-mode
+tool calls without results and for message tool calls before a delivery mirror. It salvages what
 OpenClaw would drop: a BOM before the header, NUL runs, glued objects, a complete entry after a
 torn one. Lines nobody changes are written back byte for byte. A sessions.json that does not
 parse is salvaged entry by entry.
@@ -56,6 +59,7 @@ EXIT STATUS
 				return err
 			}
 			opts.Now = g.Now
+			opts.Release = g.OpenClaw.Release
 			if d, err := time.ParseDuration(os.Getenv("CLAWDOCTOR_TEST_PHASE_DELAY")); err == nil {
 				opts.Phase = func(string) { time.Sleep(d) } // the SIGKILL crash test stops us between steps
 			}
@@ -64,6 +68,7 @@ EXIT STATUS
 			if res == nil {
 				return err
 			}
+			res.OpenClaw = &g.OpenClaw
 			format := report.Text
 			if g.JSON {
 				format = report.JSON

@@ -198,6 +198,21 @@ func check(t *testing.T, ref string, r run) {
 func TestConformance(t *testing.T) {
 	ref := reference(t)
 	t.Cleanup(func() { t.Logf("conformance: %d passed, %d failed", passed.Load(), failed.Load()) })
+	if list := strings.Fields(os.Getenv("CONFORMANCE_STORES")); len(list) > 0 {
+		// scripts/conformance.sh cleanup PATH...: the stores given, on OpenClaw's defaults.
+		t.Run("path", func(t *testing.T) {
+			for i, store := range list {
+				t.Run(fmt.Sprintf("%d-%s", i+1, filepath.Base(filepath.Dir(store))), func(t *testing.T) {
+					t.Parallel()
+					dir := t.TempDir()
+					sessions := filepath.Join(dir, "agents", "main", "sessions")
+					copyTree(t, filepath.Dir(store), sessions)
+					check(t, ref, run{name: store, store: filepath.Join(sessions, "sessions.json"), configPath: writeConfig(t, dir, map[string]any{})})
+				})
+			}
+		})
+		return
+	}
 	t.Run("corpus", func(t *testing.T) {
 		for _, store := range corpusStores(t) {
 			rel, _ := filepath.Rel(filepath.Join("..", "..", "shared", "corpus"), store)

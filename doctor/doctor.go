@@ -6,16 +6,17 @@
 package doctor
 
 import (
-	"errors"
-	"os"
-
 	"context"
+	"errors"
 	"fmt"
-	"github.com/clawdoctor/clawdoctor/safefile"
-	"github.com/clawdoctor/clawdoctor/store"
+	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/openclaw"
+	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Gate says what a fix needs before it is applied.
@@ -72,9 +73,12 @@ type Options struct {
 	// FollowSymlinks lets an agent whose sessions dir is reached through a symlink out of the
 	// state dir be written (--follow-symlinks).
 	FollowSymlinks bool
-	RebuildStore   bool      // re-attach orphan transcripts as store entries instead of archiving
-	Now            time.Time // clock for ages and backup names
-	BackupDir      string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
+	// Release is the OpenClaw release whose repair rules and behaviour the audit and repair
+	// plans follow; the zero value means openclaw.Default.
+	Release      openclaw.Release
+	RebuildStore bool      // re-attach orphan transcripts as store entries instead of archiving
+	Now          time.Time // clock for ages and backup names
+	BackupDir    string    // where backups go; default <state-dir>/clawdoctor-backups/<stamp>
 	// LeftoverAge is how old a leftover (store temp, repair backup, sessions.json.bak.*) must
 	// be before --fix --yes moves it away. Zero means the default of 7 days.
 	LeftoverAge time.Duration

@@ -31,7 +31,7 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			continue
 		}
 		// A SQLite-era agent's sessions dir is audited with its database (audit reads it).
-		res, err := audit.Run(ctx, []string{a.dir}, audit.Options{Now: st.opts.Now}, nil)
+		res, err := audit.Run(ctx, []string{a.dir}, audit.Options{Now: st.opts.Now, Release: st.opts.Release}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", a.dir, err)
 		}
@@ -95,6 +95,7 @@ var repairRules = map[string]bool{
 	"jsonl.crlf": true, "jsonl.missing-final-newline": true, "message.null-role": true,
 	"message.empty-error-assistant": true, "message.blank-user": true, "tool.unpaired-call": true,
 	"tree.dangling-parent": true, // --relink: behind --yes like every history change
+	"image.corrupt":        true,
 }
 
 // checkRepairPlan plans the repair of every transcript the audit found damage in, as a dry run
@@ -114,7 +115,7 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r := repair.RepairFile(ctx, a.dir, path, repair.Options{DryRun: true, Relink: true, Now: st.opts.Now}, nil)
+			r := repair.RepairFile(ctx, a.dir, path, repair.Options{DryRun: true, Relink: true, Now: st.opts.Now, Release: st.opts.Release}, nil)
 			if r.Status != repair.StatusRepaired {
 				continue
 			}
@@ -144,7 +145,7 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 				if err != nil {
 					return "", err
 				}
-				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, BackupDir: filepath.Dir(dst), Force: st.opts.Force}, nil)
+				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, BackupDir: filepath.Dir(dst), Force: st.opts.Force, Release: st.opts.Release}, nil)
 				switch done.Status {
 				case repair.StatusRepaired:
 					return done.BackupPath, nil

@@ -54,7 +54,8 @@ func appendEscapedASCII(dst []byte, c byte) []byte {
 
 // appendStringToken re-escapes a validated JSON string token JS-style, the same result as
 // appendJSQuoted(decodeUnits(tok)) but in one pass over the bytes: runs of plain bytes are
-// copied, escapes are rewritten, raw invalid UTF-8 becomes U+FFFD.
+// copied, escapes are rewritten, raw invalid UTF-8 becomes U+FFFD (one per maximal subpart, as
+// Node decodes it).
 func appendStringToken(dst, tok []byte, _ *[]uint16) []byte {
 	s := tok[1 : len(tok)-1]
 	dst = append(dst, '"')
@@ -71,6 +72,7 @@ func appendStringToken(dst, tok []byte, _ *[]uint16) []byte {
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				dst = utf8.AppendRune(dst, utf8.RuneError)
+				size = invalidLen(s[i:])
 			} else {
 				dst = append(dst, s[i:i+size]...)
 			}
@@ -101,6 +103,10 @@ func appendStringToken(dst, tok []byte, _ *[]uint16) []byte {
 	return append(dst, '"')
 }
 
+// QuoteToken returns tok, a valid JSON string token, as JSON.stringify(JSON.parse(tok)) writes
+// it (escapes as JavaScript writes them, invalid UTF-8 as U+FFFD).
+func QuoteToken(tok []byte) []byte { return appendStringToken(nil, tok, nil) }
+
 // appendJSQuotedUnits escapes code units JS-style without the surrounding quotes.
 func appendJSQuotedUnits(dst []byte, units []uint16) []byte {
 	q := appendJSQuoted(nil, units)
@@ -109,7 +115,8 @@ func appendJSQuotedUnits(dst []byte, units []uint16) []byte {
 
 // Quote returns s as a JSON string token escaped as JSON.stringify would: `"`, `\` and control
 // characters below U+0020 are escaped and nothing else, so <, >, &, U+2028 and U+2029 stay
-// literal. Invalid UTF-8 in s becomes U+FFFD, as Node's UTF-8 decoder would have made it.
+// literal. Invalid UTF-8 in s becomes U+FFFD, as Node's UTF-8 decoder would have made it (one
+// per maximal subpart).
 func Quote(s string) []byte {
 	dst := make([]byte, 0, len(s)+2)
 	dst = append(dst, '"')
@@ -122,6 +129,7 @@ func Quote(s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = utf8.AppendRune(dst, utf8.RuneError)
+			size = invalidLen([]byte(s[i:min(i+4, len(s))]))
 		} else {
 			dst = append(dst, s[i:i+size]...)
 		}

@@ -28,16 +28,44 @@ func FuzzStringToken(f *testing.F) {
 
 // FuzzQuote checks the one-pass string escaper against the code-unit escaper.
 func FuzzQuote(f *testing.F) {
+	f.Add("\xe2\x82x\xf0\x9f\x98")
 	for _, s := range []string{"a", "\x00\"\\\u2028", "\xff\xc3", "é😀", "\xed\xa0\x80"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		var units []uint16
-		for _, r := range s {
+		for _, r := range string(DecodeUTF8([]byte(s))) {
 			units = utf16.AppendRune(units, r)
 		}
 		if got, want := Quote(s), appendJSQuoted(nil, units); !bytes.Equal(got, want) {
 			t.Fatalf("%q: Quote %q, code-unit escaper %q", s, got, want)
 		}
 	})
+}
+
+// TestInvalidUTF8AsNode pins Node's decoding of ill-formed UTF-8 (checked with
+// Buffer.from([...]).toString() on Node 24): one U+FFFD per maximal subpart.
+func TestInvalidUTF8AsNode(t *testing.T) {
+	const r = "\uFFFD"
+	for _, tc := range []struct{ in, want string }{
+		{"abc", "abc"},
+		{"\xe2\x82a", r + "a"},
+		{"\xff", r},
+		{"\xf0\x9f\x98", r},
+		{"\xed\xa0\x80", r + r + r},
+		{"\xc0\xaf", r + r},
+		{"\xe0\x80\xaf", r + r + r},
+		{"\xf4\x90\x80\x80", r + r + r + r},
+		{"\xe9t\xe9", r + "t" + r},
+	} {
+		if got := string(DecodeUTF8([]byte(tc.in))); got != tc.want {
+			t.Errorf("DecodeUTF8(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := string(Quote(tc.in)); got != `"`+tc.want+`"` {
+			t.Errorf("Quote(%q) = %s", tc.in, got)
+		}
+		if got := string(appendStringToken(nil, []byte(`"`+tc.in+`"`), nil)); got != `"`+tc.want+`"` {
+			t.Errorf("appendStringToken(%q) = %s", tc.in, got)
+		}
+	}
 }

@@ -362,6 +362,9 @@ func decodeUnits(tok []byte, dst []uint16) []uint16 {
 			continue
 		}
 		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			size = invalidLen(s[i:]) // one U+FFFD per maximal subpart, as Node decodes
+		}
 		i += size
 		if r >= 0x10000 {
 			r -= 0x10000

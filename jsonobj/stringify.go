@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"slices"
+	"strconv"
 )
 
 // Stringify re-serializes the JSON text data as JavaScript's
@@ -23,10 +24,24 @@ func Stringify(data []byte, indent string) ([]byte, error) {
 	return w.out, nil
 }
 
+// Canonical is exactly JSON.stringify(JSON.parse(data)): Stringify with no indent and numbers
+// written as JavaScript prints them (1.0 → 1, 1e21 → 1e+21, 1e400 → null). data must be valid
+// UTF-8 (decode it as Node would first when it may not be).
+func Canonical(data []byte) ([]byte, error) {
+	n, err := parseDocument(data, treeFull)
+	if err != nil {
+		return nil, err
+	}
+	w := &stringifier{jsNumbers: true, out: make([]byte, 0, len(data))}
+	w.node(&n, 0)
+	return w.out, nil
+}
+
 type stringifier struct {
-	indent  string
-	out     []byte
-	scratch []uint16
+	indent    string
+	jsNumbers bool // numbers as Number.prototype.toString writes them, not as written
+	out       []byte
+	scratch   []uint16
 }
 
 func (w *stringifier) newline(depth int) {
@@ -79,7 +94,14 @@ func (w *stringifier) node(n *node, depth int) {
 		}
 		w.newline(depth)
 		w.out = append(w.out, '}')
-	default: // numbers and literals: the token as written
+	case '0':
+		if w.jsNumbers {
+			f, _ := strconv.ParseFloat(string(n.raw), 64) // out of range: ±Inf or 0, as in JavaScript
+			w.out = append(w.out, FormatNumber(f)...)
+			return
+		}
+		w.out = append(w.out, n.raw...)
+	default: // literals: the token as written
 		w.out = append(w.out, n.raw...)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/openclaw"
 	"github.com/clawdoctor/clawdoctor/progress"
 	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/store"
@@ -59,6 +60,8 @@ type Summary struct {
 type Result struct {
 	Files   []FileResult `json:"files"`
 	Summary Summary      `json:"summary"`
+	// OpenClaw is the release whose rules applied and why (set by the caller that chose it).
+	OpenClaw *openclaw.Selection `json:"openclaw,omitempty"`
 }
 
 func (r *Result) add(f FileResult) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawdoctor/clawdoctor/openclaw"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -129,8 +131,10 @@ func ruleCases() []ruleCase {
 			want{out: lines(hdr, userWith(fbU)), counts: Counts{RewrittenUserMessages: 1}}},
 		{"user empty array", lines(hdr, userWith(`[]`)), nil,
 			want{out: lines(hdr, userWith(fbU)), counts: Counts{RewrittenUserMessages: 1}}},
-		{"user blank text with image", lines(hdr, userWith(`[{"type":"text","text":" "},{"type":"image","data":"AAA","mimeType":"image/png"}]`)), nil,
-			want{out: lines(hdr, userWith(`[{"type":"image","data":"AAA","mimeType":"image/png"}]`)), counts: Counts{RewrittenUserMessages: 1}}},
+		{"user blank text with image", lines(hdr, userWith(`[{"type":"text","text":" "},{"type":"image","data":"`+png+`","mimeType":"image/png"}]`)), nil,
+			want{out: lines(hdr, userWith(`[{"type":"image","data":"`+png+`","mimeType":"image/png"}]`)), counts: Counts{RewrittenUserMessages: 1}}},
+		{"user blank text and a corrupt image", lines(hdr, userWith(`[{"type":"text","text":" "},{"type":"image","data":"AAA","mimeType":"image/png"}]`)), nil,
+			want{out: lines(hdr, userWith(`[`+badImg+`]`)), counts: Counts{RewrittenUserMessages: 1, RemovedCorruptImageBlocks: 1}}},
 		{"user text block non-string text kept", lines(hdr, userWith(`[{"type":"text","text":5}]`)), nil, want{}},
 		{"user content object kept", lines(hdr, userWith(`{"a":1}`)), nil, want{}},
 		{"user content missing kept", lines(hdr, `{"type":"message","id":"u1","parentId":null,"message":{"role":"user"}}`), nil, want{}},
@@ -149,7 +153,7 @@ func ruleCases() []ruleCase {
 		{"nul run between lines", hdr + "\n" + strings.Repeat("\x00", 64) + u1 + "\n" + a1 + "\n", nil,
 			want{out: lines(hdr, u1, a1), counts: Counts{SalvagedLines: 1}}},
 		{"nul-only line", hdr + "\n" + strings.Repeat("\x00", 10) + "\n" + u1 + "\n", nil,
-			want{out: lines(hdr, u1)}},
+			want{out: lines(hdr, u1), counts: Counts{DroppedLines: 1}}},
 		{"nul inside a line", lines(hdr, u1[:20]+"\x00\x00"+u1[20:]), nil,
 			want{out: lines(hdr, u1), counts: Counts{SalvagedLines: 1}}},
 		{"glued objects", lines(hdr, u1+a1, u2), nil,
@@ -190,7 +194,80 @@ func ruleCases() []ruleCase {
 		{"code-mode tool name fallback", lines(hdr, u1, codeMode("stop", "call_2", "")), nil,
 			want{out: lines(hdr, u1, codeMode("stop", "call_2", ""), synth("a1", "call_2", "unknown", 1)), counts: Counts{InsertedToolResults: 1}}},
 		{"other provider not a candidate", lines(hdr, u1, strings.Replace(codeMode("stop", "call_1", "exec"), `"provider":"openai"`, `"provider":"azure"`, 1)), nil, want{}},
+		{"code-mode call id is not trimmed", lines(hdr, u1, codeMode("stop", " call_1", "exec"), result("call_1")), nil,
+			want{out: lines(hdr, u1, codeMode("stop", " call_1", "exec"), synth("a1", " call_1", "exec", 1), result("call_1")), counts: Counts{InsertedToolResults: 1}}},
+		{"code-mode empty tool name kept", lines(hdr, u1, strings.Replace(codeMode("stop", "call_2", "x"), `"name":"x"`, `"name":""`, 1)), nil,
+			want{out: lines(hdr, u1, strings.Replace(codeMode("stop", "call_2", "x"), `"name":"x"`, `"name":""`, 1), synth("a1", "call_2", "", 1)), counts: Counts{InsertedToolResults: 1}}},
+		{"code-mode repeated call id answered once", lines(hdr, u1, codeMode("stop", "call_1", "exec"), strings.Replace(codeMode("stop", "call_1", "exec"), `"id":"a1"`, `"id":"a2"`, 1)), nil,
+			want{out: lines(hdr, u1, codeMode("stop", "call_1", "exec"), synth("a1", "call_1", "exec", 1), strings.Replace(codeMode("stop", "call_1", "exec"), `"id":"a1"`, `"id":"a2"`, 1)), counts: Counts{InsertedToolResults: 1}}},
+		{"only toolResult messages answer a call", lines(hdr, u1, codeMode("stop", "call_1", "exec"), `{"type":"message","id":"x","parentId":"a1","message":{"role":"user","toolCallId":"call_1","content":"x"}}`), nil,
+			want{out: lines(hdr, u1, codeMode("stop", "call_1", "exec"), synth("a1", "call_1", "exec", 1), `{"type":"message","id":"x","parentId":"a1","message":{"role":"user","toolCallId":"call_1","content":"x"}}`), counts: Counts{InsertedToolResults: 1}}},
+		{"the first usable result id counts", lines(hdr, u1, codeMode("stop", "call_1", "exec"), `{"type":"message","id":"r","parentId":"a1","message":{"role":"toolResult","toolCallId":"other","toolUseId":"call_1"}}`), nil,
+			want{out: lines(hdr, u1, codeMode("stop", "call_1", "exec"), synth("a1", "call_1", "exec", 1), `{"type":"message","id":"r","parentId":"a1","message":{"role":"toolResult","toolCallId":"other","toolUseId":"call_1"}}`), counts: Counts{InsertedToolResults: 1}}},
+		{"synthetic result without a parent id", lines(hdr, u1, strings.Replace(codeMode("stop", "call_1", "exec"), `"id":"a1",`, ``, 1)), nil,
+			want{out: lines(hdr, u1, strings.Replace(codeMode("stop", "call_1", "exec"), `"id":"a1",`, ``, 1), strings.Replace(synth("a1", "call_1", "exec", 1), `"parentId":"a1",`, ``, 1)), counts: Counts{InsertedToolResults: 1}}},
+
+		// 2026.6.11: message tool calls of an OpenAI Responses turn before a delivery mirror.
+		{"delivery mirror after message tool call", lines(hdr, u1, responses("toolUse", "call_m", "message"), mirrorTurn("delivery-mirror")), nil,
+			want{out: lines(hdr, u1, responses("toolUse", "call_m", "message"), synth("a1", "call_m", "message", 1), mirrorTurn("delivery-mirror")), counts: Counts{InsertedToolResults: 1}}},
+		{"gateway-injected mirror, padded names", lines(hdr, u1, responses("stop", "call_m", " Message "), `{"type":"custom","id":"c1","parentId":"a1"}`, strings.Replace(mirrorTurn("gateway-injected"), `"openclaw"`, `" openclaw "`, 1)), nil,
+			want{out: lines(hdr, u1, responses("stop", "call_m", " Message "), synth("a1", "call_m", " Message ", 1), `{"type":"custom","id":"c1","parentId":"a1"}`, strings.Replace(mirrorTurn("gateway-injected"), `"openclaw"`, `" openclaw "`, 1)), counts: Counts{InsertedToolResults: 1}}},
+		{"no mirror next: nothing inserted", lines(hdr, u1, responses("toolUse", "call_m", "message"), u2, mirrorTurn("delivery-mirror")), nil, want{}},
+		{"other tool before a mirror: nothing inserted", lines(hdr, u1, responses("toolUse", "call_m", "exec"), mirrorTurn("delivery-mirror")), nil, want{}},
+		{"answered message tool call: nothing inserted", lines(hdr, u1, responses("toolUse", "call_m", "message"), mirrorTurn("delivery-mirror"), result("call_m")), nil, want{}},
+		{"mirror rule not in 2026.4.24", lines(hdr, u1, responses("toolUse", "call_m", "message"), mirrorTurn("delivery-mirror")), release("2026.4.24"), want{}},
+
+		// 2026.6.11: image blocks with corrupt base64 become a text block.
+		{"corrupt image in a tool result", lines(hdr, toolResultWith(`[{"type":"text","text":"shot"},{"type":"image","data":"not base64!","mimeType":"image/png"}]`)), nil,
+			want{out: lines(hdr, toolResultWith(`[{"type":"text","text":"shot"},`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
+		{"non-ascii base64", lines(hdr, toolResultWith(`[{"type":"image","data":"iVBOR\u00e9w0KGgo=","media_type":"image/png"}]`)), nil,
+			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
+		{"valid base64 that is no image", lines(hdr, toolResultWith(`[{"type":"image","data":"aGVsbG8gd29ybGQ=","mediaType":" IMAGE/png "}]`)), nil,
+			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
+		{"good image kept, spaces and line breaks allowed", lines(hdr, toolResultWith(`[{"type":"image","data":" `+png[:40]+`\r\n`+png[40:]+`","mimeType":"image/png"}]`)), nil, want{}},
+		{"image without an image mime kept", lines(hdr, toolResultWith(`[{"type":"image","data":"not base64!","mimeType":"text/plain"}]`)), nil, want{}},
+		{"image rule not in 2026.4.24", lines(hdr, toolResultWith(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)), release("2026.4.24"), want{}},
+
+		// The header check looks at the first entry OpenClaw keeps.
+		{"header after a dropped role-less entry", lines(`{"type":"message","id":"x","parentId":null,"message":{}}`, hdr, u1), nil,
+			want{out: lines(hdr, u1), counts: Counts{DroppedLines: 1}}},
+		{"2026.4.24 keeps role-less entries", lines(hdr, u1, `{"type":"message","id":"x","parentId":"u1","message":null}`), release("2026.4.24"), want{}},
+		{"2026.4.24 keeps blank turns", lines(hdr, u1, errA, userWith(`""`)), release("2026.3.13"), want{}},
+		{"BOM before a line that is no header: dropped, the next header counts", "\ufeff" + u1 + "\n" + lines(hdr, u2), nil,
+			want{out: lines(hdr, u2), counts: Counts{DroppedLines: 1}, notes: []string{"dangling"}}},
+		{"glued entries before the header: dropped as OpenClaw does", lines(u1+"\r"+u2, hdr, a1), nil,
+			want{out: lines(hdr, a1), counts: Counts{DroppedLines: 1}, notes: []string{"dangling"}}},
+		{"glued entries before the header kept with --synthesize-header", lines(u1+u2, a1), func(o *Options) { o.SynthesizeHeader = true },
+			want{out: lines(`{"type":"session","version":3,"id":"s1","timestamp":"T","cwd":""}`, u1, u2, a1), counts: Counts{SynthesizedHeaders: 1, SalvagedLines: 2}}},
+		// Deliberate differences (docs/conformance.md): OpenClaw rewrites every line with
+		// JSON.stringify and drops blank lines when it repairs; we keep them.
+		{"a fix keeps the other lines' bytes", lines(hdr, `{"type": "message", "id": "u1", "parentId": null, "message": {"role": "user", "content": "caf\u00e9", "n": 1.0}}`, "not json", a1), nil,
+			want{out: lines(hdr, `{"type": "message", "id": "u1", "parentId": null, "message": {"role": "user", "content": "caf\u00e9", "n": 1.0}}`, a1), counts: Counts{DroppedLines: 1}}},
+		{"a fix keeps blank lines", lines(hdr, "", u1, "  ", "not json", a1), nil,
+			want{out: lines(hdr, "", u1, "  ", a1), counts: Counts{DroppedLines: 1}}},
+		{"JavaScript white space is a blank line", lines(hdr, "\u00a0\ufeff", u1), nil, want{}},
 	}
+}
+
+// png is a real 1×1 PNG.
+const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+const badImg = `{"type":"text","text":"[image omitted: corrupted base64 payload]"}`
+
+func toolResultWith(content string) string {
+	return `{"type":"message","id":"r1","parentId":null,"timestamp":"T","message":{"role":"toolResult","toolCallId":"c1","toolName":"browser","content":` + content + `,"isError":false}}`
+}
+
+func responses(stop, callID, name string) string {
+	return `{"type":"message","id":"a1","parentId":"u1","timestamp":"T","message":{"role":"assistant","content":[{"type":"toolCall","id":"` + callID + `","name":"` + name + `","arguments":{}}],"api":"openai-responses","provider":"openai","model":"gpt-5","stopReason":"` + stop + `"}}`
+}
+
+func mirrorTurn(model string) string {
+	return `{"type":"message","id":"m1","parentId":"a1","timestamp":"T","message":{"role":"assistant","content":[{"type":"text","text":"sent"}],"api":"openai-responses","provider":"openclaw","model":"` + model + `","stopReason":"stop"}}`
+}
+
+func release(v string) func(*Options) {
+	return func(o *Options) { o.Release = openclaw.MustParse(v) }
 }
 
 func TestPlanRules(t *testing.T) {
@@ -257,7 +334,7 @@ func result(callID string) string {
 }
 
 func synth(parent, callID, name string, n int) string {
-	return fmt.Sprintf(`{"type":"message","id":"repair-test-%d","parentId":"%s","timestamp":"2026-05-05T12:00:00.000Z","message":{"role":"toolResult","toolCallId":"%s","toolName":"%s","content":[{"type":"text","text":"aborted"}],"details":{"openclawSyntheticMissingToolResult":true,"reason":"missing_tool_result"},"isError":true,"timestamp":%d}}`,
+	return fmt.Sprintf(`{"type":"message","id":"repair-test-%d","parentId":"%s","timestamp":"2026-05-05T12:00:00.000Z","message":{"role":"toolResult","toolCallId":"%s","toolName":"%s","content":[{"type":"text","text":"aborted"}],"details":{"openclawSyntheticMissingToolResult":true},"isError":true,"timestamp":%d}}`,
 		n, parent, callID, name, testNow.UnixMilli())
 }
 

@@ -35,6 +35,9 @@ type scanner struct {
 	work    int  // bytes examined, to bound salvage searches
 	far     int  // furthest value start reached (a failed scan got at least this far)
 	tooDeep bool // a scan failed only because of nesting deeper than maxDepth
+	// image is set by a string token "image", or by a \u006x escape (the only way to escape
+	// one of its letters): only then can the value hold an image block, for the image rule.
+	image bool
 }
 
 // value scans one JSON value starting at i (no leading space) and returns its end, or -1.
@@ -208,6 +211,9 @@ func (s *scanner) str(i int) int {
 		switch {
 		case c == '"':
 			s.work += i - start
+			if i-start == 6 && string(b[start+1:i]) == "image" {
+				s.image = true
+			}
 			return i + 1
 		case c == '\\':
 			if i+1 >= len(b) {
@@ -219,6 +225,9 @@ func (s *scanner) str(i int) int {
 			case 'u':
 				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
 					return -1
+				}
+				if b[i+2] == '0' && b[i+3] == '0' && b[i+4] == '6' {
+					s.image = true
 				}
 				i += 6
 			default:

@@ -160,7 +160,7 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 		}
 		if perr == nil {
 			for _, m := range obj.Members() {
-				members = append(members, StoreMember{Key: jsonString(m.Key), Value: m.Value})
+				members = append(members, StoreMember{Key: jsonobj.Quote(m.Key), Value: m.Value})
 			}
 		} else {
 			var damaged []string
@@ -290,15 +290,15 @@ func rebuildEntries(ctx context.Context, dir, agent string, members []StoreMembe
 		started, updated := transcriptTimes(filepath.Join(dir, name))
 		var v bytes.Buffer
 		v.WriteString(`{"sessionId":`)
-		v.Write(jsonString(id))
+		v.Write(jsonobj.Quote(id))
 		v.WriteString(`,"sessionFile":`)
-		v.Write(jsonString(name))
+		v.Write(jsonobj.Quote(name))
 		fmt.Fprintf(&v, `,"updatedAt":%d`, updated.UnixMilli())
 		if !started.IsZero() {
 			fmt.Fprintf(&v, `,"sessionStartedAt":%d`, started.UnixMilli())
 		}
 		v.WriteString(`}`)
-		added = append(added, StoreMember{Key: jsonString(key), Value: v.Bytes()})
+		added = append(added, StoreMember{Key: jsonobj.Quote(key), Value: v.Bytes()})
 		keys[key] = true
 	}
 	sort.Slice(added, func(i, j int) bool { return bytes.Compare(added[i].Key, added[j].Key) < 0 })

@@ -22,10 +22,10 @@ func sample() *audit.Result {
 	return &audit.Result{
 		Findings: []audit.Finding{
 			{Rule: "jsonl.malformed-line", Severity: audit.Error, Path: "agents/main/sessions/a.jsonl", Line: 2,
-				Message: "line 2 is not valid JSON; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context",
+				Message: "line 2 is not valid JSON; OpenClaw's repair drops it, so its entry and everything hanging off it are lost from context",
 				Hint:    "Run: clawdoctor repair agents/main/sessions/a.jsonl", Evidence: map[string]any{"offset": 140}},
 			{Rule: "jsonl.malformed-line", Severity: audit.Error, Path: "agents/main/sessions/a.jsonl", Line: 3,
-				Message: "line 3 is not valid JSON; OpenClaw skips it silently, so its entry and everything hanging off it are lost from context",
+				Message: "line 3 is not valid JSON; OpenClaw's repair drops it, so its entry and everything hanging off it are lost from context",
 				Hint:    "Run: clawdoctor repair agents/main/sessions/a.jsonl", Omitted: 9, Evidence: map[string]any{"offset": 160}},
 			{Rule: "tool.unpaired-call", Severity: audit.Error, Path: "agents/main/sessions/a.jsonl", Line: 5, EntryID: "a1",
 				Message:  `tool call "c1" (read) in assistant turn a1 at line 5 has no result on the active branch | a pipe`,

@@ -30,7 +30,7 @@ func Repair(w io.Writer, res *repair.Result, f Format) error {
 			status = "would repair"
 		}
 		dropped, salvaged := r.DroppedLines+r.DroppedEntries, r.SalvagedLines+r.SalvagedEntries
-		rewritten := r.RewrittenAssistantMessages + r.RewrittenUserMessages + r.RelinkedParents + r.SynthesizedHeaders + r.RebuiltEntries
+		rewritten := r.RewrittenAssistantMessages + r.RewrittenUserMessages + r.RemovedCorruptImageBlocks + r.RelinkedParents + r.SynthesizedHeaders + r.RebuiltEntries
 		bytes := strconv.FormatInt(r.BytesBefore, 10)
 		if r.Status == repair.StatusRepaired && r.BytesAfter >= 0 {
 			bytes += " -> " + strconv.FormatInt(r.BytesAfter, 10)
@@ -87,8 +87,14 @@ func Repair(w io.Writer, res *repair.Result, f Format) error {
 	if len(parts) == 0 {
 		parts = []string{"no files"}
 	}
-	_, err := fmt.Fprintf(w, "\n%d file(s): %s\n", s.Files, strings.Join(parts, ", "))
-	return err
+	if _, err := fmt.Fprintf(w, "\n%d file(s): %s\n", s.Files, strings.Join(parts, ", ")); err != nil {
+		return err
+	}
+	if res.OpenClaw != nil {
+		_, err := fmt.Fprintf(w, "rules of OpenClaw %s\n", res.OpenClaw.Describe())
+		return err
+	}
+	return nil
 }
 
 func lineRef(n int64) string {

@@ -122,6 +122,7 @@ bench_note "BENCH_1G=$BENCH_1G ($(bench_size "$BENCH_1G") bytes)"
 bench_note "BENCH_1G_BAD=$BENCH_1G_BAD ($(bench_size "$BENCH_1G_BAD") bytes)"
 bench_note "BENCH_REPLAY100K=$BENCH_REPLAY100K ($(bench_size "$BENCH_REPLAY100K") bytes)"
 
+failed=()
 for s in "$here"/bench/*.sh; do
 	area=$(basename "$s" .sh)
 	[ "$area" = lib ] && continue
@@ -131,7 +132,10 @@ for s in "$here"/bench/*.sh; do
 	bench_note "running bench/$area.sh"
 	bash "$s" | tee -a "$results"
 	rc=${PIPESTATUS[0]}
-	[ "$rc" = 0 ] || bench_note "bench/$area.sh exited $rc"
+	if [ "$rc" != 0 ]; then
+		bench_note "bench/$area.sh exited $rc"
+		failed+=("$area")
+	fi
 done
 
 echo
@@ -140,3 +144,7 @@ echo "clawdoctor benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, BENCH_
 	printf 'name\tresult\tpeak RSS\n'
 	grep -v '^#' "$results"
 } | column -t -s "$(printf '\t')"
+if [ ${#failed[@]} -gt 0 ] || [ -n "$(cat "$BENCH_TMP"/failed.* 2>/dev/null)" ]; then
+	echo "bench.sh: FAILED runs (a baseline that fails is no figure): $(cat "$BENCH_TMP"/failed.* 2>/dev/null | tr '\n' ';') ${failed[*]}" >&2
+	exit 1
+fi

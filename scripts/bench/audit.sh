@@ -176,3 +176,4 @@ if [ -d "$s20" ]; then
 else
 	bench_note "audit: no 20k state dir ($s20)"
 fi
+bench_exit

@@ -46,32 +46,15 @@ bench_note "cleanup plan (budget $budget of $total bytes): $(grep -E '"(beforeCo
 
 ref=${OPENCLAW_REFERENCE:-$repo/../shared/tools/openclaw-reference}
 if [ -x "$ref" ]; then
-	# A store the real OpenClaw accepts: its cleanup crashes on the generator's
-	# compactionCheckpoints without postCompaction (being fixed in the generator), so both tools
-	# also run on a copy without them: the sessions dir hard-linked, sessions.json rewritten.
-	acc="$BENCH_TMP/cleanup-accepted/sessions"
-	astore="$store"
-	if grep -q '"compactionCheckpoints"' "$store" && command -v python3 >/dev/null; then
-		rm -rf "$BENCH_TMP/cleanup-accepted"
-		mkdir -p "$acc"
-		cp -al "$sessions/." "$acc/"
-		rm -f "$acc/sessions.json"
-		# (jq needed over 15 minutes on this store under load; python3 a few seconds)
-		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [v.pop("compactionCheckpoints",None) for v in d.values() if isinstance(v,dict)]; json.dump(d,open(sys.argv[2],"w"),ensure_ascii=False,indent=2)' "$store" "$acc/sessions.json"
-		astore="$acc/sessions.json"
-		bench_note "accepted copy without compactionCheckpoints: $astore"
-		bench_measure cleanup.accepted.plan-defaults - "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$astore"
-		bench_measure cleanup.accepted.plan-budget - "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$astore" \
-			--max-entries 80000 --max-disk-bytes "$budget"
-	fi
+	# The generator writes compaction checkpoints as OpenClaw does (with postCompaction), so
+	# the real cleanup runs on the very same store; a crash would fail this script (bench_exit).
 	cfg="$BENCH_TMP/cleanup-openclaw.json"
 	printf '{"session":{"maintenance":{"maxEntries":80000,"maxDiskBytes":"%s"}}}\n' "$budget" >"$cfg"
 	OPENCLAW_CONFIG_PATH=/nonexistent/openclaw.json bench_measure openclaw.sessions-cleanup-defaults - \
-		timeout 600 "$ref" sessions cleanup --dry-run --json --store "$astore"
+		timeout 600 "$ref" sessions cleanup --dry-run --json --store "$store"
 	OPENCLAW_CONFIG_PATH=$cfg bench_measure openclaw.sessions-cleanup-budget - \
-		timeout 600 "$ref" sessions cleanup --dry-run --json --store "$astore"
-	rm -rf "$BENCH_TMP/cleanup-accepted"
+		timeout 600 "$ref" sessions cleanup --dry-run --json --store "$store"
 else
 	bench_note "skipped: the OpenClaw reference ($ref) is not there"
 fi
-exit 0
+bench_exit

@@ -40,7 +40,7 @@ measure_cpu() {
 	fi
 	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.time.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
 	local rc=$?
-	[ $rc -le 1 ] || bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
+	bench_check "$name" $rc "$1"
 	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.time.cpu")
 	bench_row "$name" "$(awk -v b="$bytes" -v s="$wall" 'BEGIN{if (s<=0) s=0.01; printf "%.1f MB/s", b/1e6/s}')" \
 		"$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')"
@@ -60,3 +60,4 @@ if bench_need node nodejs; then
 	measure_cpu jsonl.node-json-parse node --max-old-space-size=4096 "$BENCH_NODE_PARSE" "$file"
 fi
 bench_note "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_exit

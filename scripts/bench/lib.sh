@@ -12,9 +12,13 @@
 # Helpers:
 #   bench_measure NAME BYTES CMD...   run CMD once (stdout to /dev/null, stderr kept in
 #                                     $BENCH_TMP/NAME.err), print NAME, MB/s over BYTES (or
-#                                     seconds when BYTES is 0 or -) and peak RSS. The exit
-#                                     status of CMD is returned; exit 1 ("findings") is not an
-#                                     error for clawdoctor, so callers decide.
+#                                     seconds when BYTES is 0 or -) and peak RSS, and check the
+#                                     exit status (bench_check). The status of CMD is returned.
+#   bench_check NAME RC CMD           a run failed unless it exited 0, or 0/1 for clawdoctor
+#                                     (1 is "findings"): a baseline that fails is no figure,
+#                                     so the failure is noted and recorded for bench_exit
+#   bench_exit                        an area script's last command: exit 1 when any run of
+#                                     this script failed, else 0
 #   bench_measure_shell NAME BYTES 'pipeline'   the same for a shell pipeline (bash -c)
 #   bench_measure_cpu NAME BYTES CMD...  bench_measure plus a NAME.cpu row: MB per CPU-second
 #                                     and CPU-seconds per GiB (user+sys), steady under load
@@ -104,12 +108,29 @@ bench_measure() {
 	else
 		value=$(awk -v s="$secs" 'BEGIN{printf "%.2f s", s}')
 	fi
-	if [ $rc -gt 1 ]; then
-		value="$value (exit $rc)"
-		bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
-	fi
+	bench_check "$name" $rc "$1" || value="$value (FAILED, exit $rc)"
 	bench_row "$name" "$value" "$rss"
 	return $rc
+}
+
+# bench_check NAME RC CMD: see the header. Failures of this script's runs go to
+# $BENCH_TMP/failed.$$ ($$ is the script's pid, also inside its subshells).
+bench_check() {
+	local name=$1 rc=$2 cmd=$3
+	if [ "$rc" = 0 ] || { [ "$cmd" = "${BENCH_BIN:-}" ] && [ "$rc" = 1 ]; }; then
+		return 0
+	fi
+	bench_note "FAILED: $name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err" 2>/dev/null)"
+	echo "$name exited $rc" >>"$BENCH_TMP/failed.$$"
+	return 1
+}
+
+bench_exit() {
+	if [ -s "$BENCH_TMP/failed.$$" ]; then
+		bench_note "$(wc -l <"$BENCH_TMP/failed.$$") run(s) failed: $(tr '\n' ';' <"$BENCH_TMP/failed.$$")"
+		exit 1
+	fi
+	exit 0
 }
 
 # bench_measure_cpu NAME BYTES CMD...: one run of CMD, two rows: MB/s over wall time (what a
@@ -127,7 +148,7 @@ bench_measure_cpu() {
 	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
 	local rss
 	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
-	[ $rc -gt 1 ] && bench_note "$name exited $rc: $(head -c 300 "$BENCH_TMP/$name.err")"
+	bench_check "$name" $rc "$1"
 	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
 	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f CPU-s/GiB)", b/1e6/c, c*1073741824/b}')" "$rss"
 	return $rc

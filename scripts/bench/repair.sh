@@ -42,3 +42,4 @@ fi
 measure repair.disk-floor-copy-fsync dd if="$copy" of="$work/dd.out" bs=1M conv=fsync status=none
 bench_note "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$work"
+bench_exit

@@ -35,3 +35,4 @@ bench_measure replay.mistral "$bytes" "$r" --no-progress replay --provider mistr
 bench_measure replay.openai-cjk "$bytes" "$r" --no-progress replay --estimator cjk --boundary pi-0.58 --provider openai --model gpt-5 "$file"
 bench_measure replay.anthropic-recheck "$bytes" "$r" --no-progress replay --recheck-compactions --provider anthropic --model claude-sonnet-4-5 "$file"
 bench_baselines replay "$file"
+bench_exit

@@ -41,3 +41,4 @@ rm -rf "$BENCH_TMP/sqlite-export"
 bench_measure export.sqlite-db "$bytes" "$BENCH_BIN" --no-progress --state-dir "$db_state" export --out "$BENCH_TMP/sqlite-export"
 bench_measure copy.sqlite-db-file "$(bench_size "$db")" cp "$db" "$BENCH_TMP/sqlite-copy.sqlite"
 rm -rf "$BENCH_TMP/sqlite-export" "$BENCH_TMP/sqlite-copy.sqlite"
+bench_exit

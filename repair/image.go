@@ -1,0 +1,40 @@
+package repair
+
+import "github.com/clawdoctor/clawdoctor/session"
+
+// OpenClaw 2026.6.11 replaces an image content block whose base64 payload is corrupt with a
+// text block (session-file-repair.ts isCorruptedImageContentBlock): a block of type "image"
+// with a string "data" and an image mime type in mimeType, mediaType or media_type (the first
+// of the three that is one) whose data session.CorruptImageData calls corrupt.
+
+// CorruptImageFallbackText replaces a corrupt image block.
+const CorruptImageFallbackText = session.CorruptImageText
+
+const corruptImageBlock = `{"type":"text","text":"` + CorruptImageFallbackText + `"}`
+
+// corruptImage reports whether the content element el is a corrupt image block.
+func corruptImage(c []byte, el [2]int) bool {
+	ms := objectMembers(c, el)
+	t, ok := ms["type"]
+	if !ok || !tokIs(c[t[0]:t[1]], "image") {
+		return false
+	}
+	d, ok := ms["data"]
+	if !ok || c[d[0]] != '"' {
+		return false
+	}
+	mime := false
+	for _, k := range [...]string{"mimeType", "mediaType", "media_type"} {
+		if r, ok := ms[k]; ok {
+			if s, ok := strValue(c[r[0]:r[1]]); ok && session.ImageMime(s) {
+				mime = true
+				break
+			}
+		}
+	}
+	if !mime {
+		return false
+	}
+	data, ok := strValue(c[d[0]:d[1]])
+	return ok && session.CorruptImageData(data)
+}
