@@ -55,7 +55,7 @@ func CorpusDir() string {
 func Collect(ctx context.Context, s Sets) ([]Input, error) {
 	var out, bases []Input
 	for _, p := range s.Paths {
-		files, err := transcriptsUnder(p)
+		files, err := TranscriptsUnder(p)
 		if err != nil {
 			return nil, err
 		}
@@ -135,10 +135,10 @@ func mutations(set string, seed uint64, from []Input, n int, private bool) []Inp
 	return out
 }
 
-// transcriptsUnder lists the JSONL transcripts at or below p: live and topic transcripts,
-// archives, checkpoints and repair backups; compressed files (the oracle reads plain text),
-// trajectories, stores and locks are left out.
-func transcriptsUnder(p string) ([]string, error) {
+// TranscriptsUnder lists the JSONL transcripts at or below p, sorted: live and topic
+// transcripts, archives, checkpoints and repair backups; compressed files (the oracle reads
+// plain text), trajectories, stores and locks are left out.
+func TranscriptsUnder(p string) ([]string, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, err
@@ -228,7 +228,7 @@ func faultInputs(ctx context.Context, seed uint64) ([]Input, error) {
 // readUnder reads the transcripts at or below dir as inputs of set, named prefix + their path
 // relative to dir.
 func readUnder(set, dir, prefix string, private bool) ([]Input, error) {
-	files, err := transcriptsUnder(dir)
+	files, err := TranscriptsUnder(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clawdoctor/clawdoctor/conformance/harness"
 	"github.com/clawdoctor/clawdoctor/fixtures"
 )
 
@@ -40,27 +41,24 @@ func shortHash(s string) string {
 	return hex.EncodeToString(h[:6])
 }
 
-// CorpusInputs lists the pi transcripts of the corpus (live, archived, topic and checkpoint
-// files; not trajectories or Codex rollouts), keyed by a hash of their path.
+// CorpusInputs lists the transcripts of the corpus the harness compares
+// (harness.TranscriptsUnder), keyed by a hash of their path.
 func CorpusInputs() ([]Input, error) {
 	dir := CorpusDir()
 	if dir == "" {
 		return nil, nil
 	}
-	var out []Input
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if !transcriptName(d.Name()) {
-			return nil
-		}
+	files, err := harness.TranscriptsUnder(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Input, len(files))
+	for i, p := range files {
 		rel, _ := filepath.Rel(dir, p)
-		out = append(out, Input{Key: "corpus/" + shortHash(filepath.ToSlash(rel)), File: p})
-		return nil
-	})
+		out[i] = Input{Key: "corpus/" + shortHash(filepath.ToSlash(rel)), File: p}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out, err
+	return out, nil
 }
 
 // FixtureInputs are the plain-JSONL transcripts of the fixtures package (every fault kind
@@ -89,21 +87,9 @@ func GeneratedInputs(seed uint64, n int) []Input {
 	return out
 }
 
-// transcriptName reports whether a file name is a pi transcript OpenClaw would load (live,
-// archived, topic and checkpoint files; not compressed ones, locks, trajectories or Codex
-// rollouts).
-func transcriptName(n string) bool {
-	for _, z := range []string{".gz", ".zst", ".bz2", ".xz", ".lock"} {
-		if strings.HasSuffix(n, z) {
-			return false // OpenClaw reads no compressed file
-		}
-	}
-	return strings.Contains(n, ".jsonl") && !strings.Contains(n, ".trajectory") && !strings.HasPrefix(n, "rollout-")
-}
-
-// PathInputs are the transcripts given on the command line: files, or every transcript under
-// a directory, keyed by their path (white space as _, so a key stays one field). A path that
-// does not exist is an error.
+// PathInputs are the transcripts given on the command line: files, or the transcripts under a
+// directory (harness.TranscriptsUnder), keyed by their path (white space as _, so a key stays
+// one field). A path that does not exist is an error.
 func PathInputs(paths []string) ([]Input, error) {
 	var out []Input
 	for _, p := range paths {
@@ -119,15 +105,13 @@ func PathInputs(paths []string) ([]Input, error) {
 			out = append(out, Input{Key: pathKey(p), File: abs})
 			continue
 		}
-		err = filepath.WalkDir(abs, func(f string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && transcriptName(d.Name()) {
-				rel, _ := filepath.Rel(abs, f)
-				out = append(out, Input{Key: pathKey(filepath.Join(p, rel)), File: f})
-			}
-			return err
-		})
+		files, err := harness.TranscriptsUnder(abs)
 		if err != nil {
 			return nil, err
+		}
+		for _, f := range files {
+			rel, _ := filepath.Rel(abs, f)
+			out = append(out, Input{Key: pathKey(filepath.Join(p, rel)), File: f})
 		}
 	}
 	if len(out) == 0 {
