@@ -22,9 +22,6 @@ type Input struct {
 	Data []byte // the bytes themselves
 }
 
-// Personal reports whether the input is corpus data: its texts never enter goldens or logs.
-func (in Input) Personal() bool { return strings.HasPrefix(in.Key, "corpus/") }
-
 // CorpusDir is ../shared/corpus beside the repository ("" when absent).
 func CorpusDir() string {
 	dir := filepath.Join(repoDir(), "..", "..", "shared", "corpus")
