@@ -27,7 +27,6 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "api", Usage: "model api (anthropic-messages, google-generative-ai, openai-responses, openai-completions, ...); guessed from --provider when empty"},
 			&cli.StringFlag{Name: "session", Usage: "replay this session (id or key) of the agent (--state-dir, --agent), from its transcript or, in the SQLite era, its database"},
 			&cli.StringFlag{Name: "leaf", Usage: "replay from this entry id instead of the last entry"},
-			&cli.StringFlag{Name: "openclaw-version", Value: string(hygiene.DefaultRelease), Usage: "OpenClaw release whose replay pipeline to follow (2026.3.13, 2026.4.24, 2026.6.11)"},
 			&cli.BoolFlag{Name: "model-reasoning", Usage: "the model is a reasoning model (its catalog entry has reasoning: true)"},
 			&cli.IntFlag{Name: "context-window", Value: compaction.DefaultContextWindow, Usage: "model context window in tokens"},
 			&cli.IntFlag{Name: "reserve-tokens", Value: compaction.DefaultReserveTokens, Usage: "configured compaction.reserveTokens (OpenClaw raises it to --reserve-floor)"},
@@ -90,7 +89,10 @@ func runReplay(c *cli.Context) error {
 		return &usageError{msg: "replay needs --provider and --model",
 			hint: "clawdoctor replay --provider anthropic --model claude-sonnet-4-5 " + c.Args().First()}
 	}
-	release, err := hygiene.ParseRelease(c.String("openclaw-version"))
+	// The global --openclaw-version, else the state dir's openclaw.json, else the default; a
+	// release between verified ones replays as the older one (g.OpenClaw.Note says so).
+	behaves, _ := g.OpenClaw.Release.Behaves()
+	release, err := hygiene.ParseRelease(behaves.String())
 	if err != nil {
 		return &usageError{msg: err.Error(), hint: "--openclaw-version " + string(hygiene.DefaultRelease)}
 	}
@@ -146,6 +148,10 @@ func runReplay(c *cli.Context) error {
 	}
 	if summaryArgv != nil {
 		replay.Summarize(c.Context, res, summaryArgv, c.Duration("summary-timeout"))
+	}
+	if g.OpenClaw.Source != "default" {
+		sel := g.OpenClaw
+		res.OpenClaw = &sel
 	}
 	format := report.Text
 	if g.JSON {

@@ -16,6 +16,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/openclaw"
 	"github.com/clawdoctor/clawdoctor/safefile"
 	"github.com/clawdoctor/clawdoctor/session"
 )
@@ -93,6 +94,9 @@ type Result struct {
 	Steps      []hygiene.Step    `json:"steps"`
 	Messages   []hygiene.Message `json:"messages"`
 	Refs       []string          `json:"-"` // where each sent message came from
+	// OpenClaw is the release followed and why, when it is not the default (set by the caller:
+	// --openclaw-version or the state dir's openclaw.json).
+	OpenClaw *openclaw.Selection `json:"openclaw,omitempty"`
 	// Error is set when OpenClaw's pipeline throws instead of sending (the OpenAI Responses
 	// replay invariant): the run fails and Messages is what the pipeline held at that point.
 	Error      string          `json:"error,omitempty"`

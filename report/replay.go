@@ -23,6 +23,9 @@ func Replay(w io.Writer, res *replay.Result, f Format) error {
 		api += " (guessed from the provider; set --api)"
 	}
 	fmt.Fprintf(w, "replay of %s for %s/%s, api %s\n", res.File, res.Provider, res.Model, api)
+	if res.OpenClaw != nil {
+		fmt.Fprintf(w, "pipeline of OpenClaw %s\n", res.OpenClaw.Describe())
+	}
 	p := res.Policy
 	owner := "core fallback (no bundled provider plugin)"
 	if p.Owner != "" {
