@@ -67,6 +67,18 @@ func Gather(ctx context.Context, storePath, agentID string) (*Loaded, error) {
 
 // GatherWith is Gather with options: without FixMissing no transcript is opened.
 func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOptions) (*Loaded, error) {
+	return gather(ctx, storePath, agentID, opt, nil)
+}
+
+// GatherStore is GatherWith over a sessions.json its caller already parsed (doctor's parse of
+// the file at storePath): the plan takes the store's rows instead of reading and splitting the
+// file again. A store whose rows cannot be taken as they are (a repeated key) is split from
+// its bytes, as GatherWith would.
+func GatherStore(ctx context.Context, storePath, agentID string, s *store.Store, opt GatherOptions) (*Loaded, error) {
+	return gather(ctx, storePath, agentID, opt, s)
+}
+
+func gather(ctx context.Context, storePath, agentID string, opt GatherOptions, parsed *store.Store) (*Loaded, error) {
 	abs, err := filepath.Abs(storePath)
 	if err != nil {
 		return nil, err
@@ -90,13 +102,25 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	listed := make(chan error, 1)
 	go func() { listed <- l.listFiles(ctx) }()
 	var members []member
-	raw, err := store.ReadStoreFile(ctx, abs)
+	var raw []byte
+	var rowsOK bool
+	switch {
+	case parsed != nil && parsed.Missing:
+		err = os.ErrNotExist
+	case parsed != nil:
+		raw = parsed.Bytes()
+		members, rowsOK = storeMembers(parsed)
+	default:
+		raw, err = store.ReadStoreFile(ctx, abs)
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		l.Missing = true
 	case err != nil:
 		<-listed
 		return nil, err
+	case rowsOK:
+		l.Digest = sha256.Sum256(raw)
 	default:
 		l.Digest = sha256.Sum256(raw)
 		if members, err = splitObject(raw); errors.Is(err, jsonl.ErrTooDeep) {
@@ -152,6 +176,7 @@ func StoreVerdict(data []byte) error {
 }
 
 func splitObject(data []byte) ([]member, error) {
+	store.NoteParse()
 	if err := jsonl.Check(data); err != nil { // the one grammar (fastjson.ValidateBytes has no depth limit)
 		return nil, err
 	}
@@ -173,11 +198,9 @@ func splitObject(data []byte) ([]member, error) {
 		ks := i
 		i = skipString(data, i)
 		keyTok := data[ks:i]
-		key := string(keyTok[1 : len(keyTok)-1])
-		if bytes.IndexByte(keyTok, '\\') >= 0 || !utf8.Valid(keyTok) {
-			if err := json.Unmarshal(keyTok, &key); err != nil {
-				return nil, err
-			}
+		key, err := memberKey(keyTok)
+		if err != nil {
+			return nil, err
 		}
 		i = skipWS(data, i)
 		i = skipWS(data, i+1) // ':'
@@ -191,7 +214,43 @@ func splitObject(data []byte) ([]member, error) {
 		seen[key] = len(out)
 		out = append(out, member{key: key, keyTok: keyTok, value: v})
 	}
-	// JS own-property order: canonical array-index keys first, ascending.
+	jsOrder(out)
+	return out, nil
+}
+
+// storeMembers takes the members of an already parsed store (store.Rows) as splitObject
+// would give them; ok is false when they cannot be taken as they are.
+func storeMembers(s *store.Store) ([]member, bool) {
+	rows, ok := s.Rows()
+	if !ok {
+		return nil, false
+	}
+	out := make([]member, len(rows))
+	for i, r := range rows {
+		key, err := memberKey(r.KeyTok)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = member{key: key, keyTok: r.KeyTok, value: r.Value}
+	}
+	jsOrder(out)
+	return out, true
+}
+
+// memberKey decodes a key token as JSON.parse does.
+func memberKey(keyTok []byte) (string, error) {
+	key := string(keyTok[1 : len(keyTok)-1])
+	if bytes.IndexByte(keyTok, '\\') >= 0 || !utf8.Valid(keyTok) {
+		if err := json.Unmarshal(keyTok, &key); err != nil {
+			return "", err
+		}
+	}
+	return key, nil
+}
+
+// jsOrder puts members in JS own-property order: canonical array-index keys first,
+// ascending, the rest in source order.
+func jsOrder(out []member) {
 	sort.SliceStable(out, func(a, b int) bool {
 		ia, oka := arrayIndex(out[a].key)
 		ib, okb := arrayIndex(out[b].key)
@@ -200,7 +259,6 @@ func splitObject(data []byte) ([]member, error) {
 		}
 		return oka && !okb
 	})
-	return out, nil
 }
 
 func skipWS(d []byte, i int) int {
