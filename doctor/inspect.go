@@ -1,15 +1,18 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -47,18 +50,81 @@ type agentState struct {
 	// repairCandidates are the transcripts the audit found damage in that repair changes;
 	// checkRepairPlan plans only these.
 	repairCandidates map[string]bool
-	entriesCache     []store.Entry
+	entriesCache     []rowView
 	dirty            bool // store edited in memory by fixes; written once at the end
 	dirtyProblems    []*Problem
 }
 
-// storeEntries is a.store.Entries(), parsed once for every check of the run (the checks run
-// before any fix edits the store; a fix reads its entry again with Get).
-func (a *agentState) storeEntries() []store.Entry {
+// rowView is what the checks read of one store entry: the entry with only rowFields in Obj
+// (Raw still aliases the store's bytes), and the sizes of its blob fields. A full entry of a
+// generated 20,000-session store is ~2.6 KB of parsed members; the view is a few hundred bytes.
+type rowView struct {
+	store.Entry
+	blobSizes [2]int // FieldSize of each of blobFields
+}
+
+// rowFields are the members the checks read through store.Entry's accessors and the
+// resolver (sessionId, sessionFile, checkpoints, CLI bindings, clocks).
+var rowFields = []string{"sessionId", "sessionFile", "sessionStartedAt", "updatedAt",
+	"cliSessionBindings", "cliSessionIds", "claudeCliSessionId", "compactionCheckpoints"}
+
+// blobSize is FieldSize(blobFields[i]) of the full entry.
+func (v rowView) blobSize(i int) int { return v.blobSizes[i] }
+
+// storeEntries is the store's entries, in file order, parsed once for every check of the run
+// (the checks run before any fix edits the store; a fix reads its entry again with Get).
+func (a *agentState) storeEntries() []rowView {
 	if a.entriesCache == nil {
-		a.entriesCache = a.store.Entries()
+		keys := a.store.Keys()
+		a.entriesCache = make([]rowView, 0, len(keys))
+		var buf []byte
+		for _, k := range keys {
+			e, _ := a.store.Get(k)
+			var v rowView
+			v.Entry, buf = slim(e, buf)
+			for i, f := range blobFields {
+				v.blobSizes[i] = e.FieldSize(f)
+			}
+			a.entriesCache = append(a.entriesCache, v)
+		}
 	}
 	return a.entriesCache
+}
+
+// slim returns e with an Obj of only its rowFields (in e's order), built in a fresh small
+// buffer so the full parse can be collected.
+func slim(e store.Entry, scratch []byte) (store.Entry, []byte) {
+	if e.Obj == nil {
+		return e, scratch
+	}
+	b := append(scratch[:0], '{')
+	for _, m := range e.Obj.Members() {
+		if !slices.Contains(rowFields, m.Key) {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, jsonobj.Quote(m.Key)...)
+		b = append(b, ':')
+		b = append(b, m.Value...)
+	}
+	b = append(b, '}')
+	obj, err := jsonobj.Parse(bytes.Clone(b))
+	if err != nil {
+		return e, b // cannot happen for members of a parsed object; keep the full entry
+	}
+	e.Obj = obj
+	return e, b
+}
+
+// entries returns the views' entries (for the resolver's References).
+func entries(vs []rowView) []store.Entry {
+	out := make([]store.Entry, len(vs))
+	for i, v := range vs {
+		out[i] = v.Entry
+	}
+	return out
 }
 
 // readOnly says why this agent's files must not be written, or "": the one write rule of
