@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync/atomic"
 )
@@ -93,3 +94,64 @@ func NoteParse() { parses.Add(1) }
 
 // Parses returns how many sessions.json texts this process has parsed (see NoteParse).
 func Parses() int64 { return parses.Load() }
+
+// Members splits the text of one JSON object that is already known to be valid (a value of a
+// store that parsed) into its members in source order, a repeated key once per occurrence,
+// without building a tree: the cheap way to read a few fields of every entry. Key is the
+// key token's text without quotes when it holds no escape (else ""; decode KeyTok). ok is
+// false when the text is not an object.
+func Members(valid []byte) (rows []Row, ok bool) {
+	i := skipWS(valid, 0)
+	if i >= len(valid) || valid[i] != '{' {
+		return nil, false
+	}
+	i++
+	for {
+		i = skipWS(valid, i)
+		if i >= len(valid) || valid[i] == '}' {
+			return rows, true
+		}
+		if valid[i] == ',' {
+			i = skipWS(valid, i+1)
+		}
+		ks := i
+		i = skipString(valid, i)
+		tok := valid[ks:i:i]
+		key := ""
+		if bytes.IndexByte(tok, '\\') < 0 {
+			key = string(tok[1 : len(tok)-1])
+		}
+		i = skipWS(valid, skipWS(valid, i)+1) // the colon
+		vs := i
+		i = skipValue(valid, i)
+		rows = append(rows, Row{Key: key, KeyTok: tok, KeyOff: ks, Value: valid[vs:i:i]})
+	}
+}
+
+// skipValue returns the index after the value starting at d[i] (valid JSON).
+func skipValue(d []byte, i int) int {
+	switch d[i] {
+	case '"':
+		return skipString(d, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(d); i++ {
+			switch d[i] {
+			case '"':
+				i = skipString(d, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(d) && d[i] != ',' && d[i] != '}' && d[i] != ']' && d[i] != ' ' && d[i] != '\n' && d[i] != '\t' && d[i] != '\r' {
+		i++
+	}
+	return i
+}

@@ -115,3 +115,36 @@ func TestParsesCounts(t *testing.T) {
 		t.Errorf("Parses rose by %d, want 2", n)
 	}
 }
+
+func TestMembersMatchDecoder(t *testing.T) {
+	for _, in := range []string{
+		`{"a":1,"b":{"c":[1,"}",{"d":"\"]"}]},"a":"again"}`,
+		"{ \"s\\u0049\" :\n\"x\" , \"n\":-1.5e3,\"t\":true,\"z\":null,\"e\":{},\"f\":[]}",
+		`{}`,
+	} {
+		rows, ok := store.Members([]byte(in))
+		if !ok {
+			t.Fatalf("%s: not an object", in)
+		}
+		got := []decodedRow{}
+		for _, r := range rows {
+			k := r.Key
+			if k == "" {
+				if err := json.Unmarshal(r.KeyTok, &k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got = append(got, decodedRow{Key: k, KeyOff: r.KeyOff, Value: string(r.Value)})
+		}
+		want := decodeRows(t, []byte(in))
+		if want == nil {
+			want = []decodedRow{}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-decoder +Members):\n%s", in, diff)
+		}
+	}
+	if _, ok := store.Members([]byte(`"x"`)); ok {
+		t.Error("a string is not an object")
+	}
+}

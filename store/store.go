@@ -125,6 +125,17 @@ func (s *Store) Entries() []Entry {
 	return out
 }
 
+// RawEntries returns every entry in file order with Key and Raw only (Obj nil, nothing parsed
+// per entry), for readers that take the few fields they need themselves.
+func (s *Store) RawEntries() []Entry {
+	ms := s.obj.Members()
+	out := make([]Entry, len(ms))
+	for i, m := range ms {
+		out[i] = Entry{Key: m.Key, Raw: m.Value}
+	}
+	return out
+}
+
 // Get returns the entry of key.
 func (s *Store) Get(key string) (Entry, bool) {
 	v, ok := s.obj.Get(key)
