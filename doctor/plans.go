@@ -211,7 +211,7 @@ func checkCleanupPlan(ctx context.Context, st *state) ([]Problem, error) {
 		if a.sqliteEra() || a.store == nil {
 			continue
 		}
-		l, err := retention.GatherStore(ctx, a.storePath, a.id, a.store, retention.GatherOptions{FixMissing: true})
+		l, err := retention.GatherStore(ctx, a.storePath, a.id, a.store, retention.GatherOptions{FixMissing: true, Listing: a.listing})
 		if err != nil {
 			continue // a corrupt store is reported by checkStore
 		}

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
@@ -47,6 +48,18 @@ type Loaded struct {
 type GatherOptions struct {
 	// FixMissing reads every transcript of ≤ 4096 bytes to learn whether it has messages.
 	FixMissing bool
+	// Listing is the sessions dir as its caller already listed it (doctor lists it once for
+	// every check); nil means the dir is listed here.
+	Listing []DirEntry
+}
+
+// DirEntry is one name in a sessions dir as a caller listed it: os.ReadDir's entry, with the
+// size and modification time of a regular file (from its Lstat, as DirEntry.Info gives them).
+type DirEntry struct {
+	Name    string
+	Regular bool
+	Size    int64
+	ModTime time.Time
 }
 
 var safeIDLoose = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
@@ -324,21 +337,31 @@ func arrayIndex(k string) (uint64, bool) {
 }
 
 func (l *Loaded) listFiles(ctx context.Context) error {
-	ents, err := os.ReadDir(l.SessionsDir)
-	if err != nil {
-		return err
+	ents := l.opt.Listing
+	if ents == nil {
+		des, err := os.ReadDir(l.SessionsDir)
+		if err != nil {
+			return err
+		}
+		ents = make([]DirEntry, 0, len(des))
+		for _, de := range des {
+			e := DirEntry{Name: de.Name()}
+			// symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
+			if de.Type().IsRegular() {
+				if info, err := de.Info(); err == nil { // else vanished: a name, not a file
+					e.Regular, e.Size, e.ModTime = true, info.Size(), info.ModTime()
+				}
+			}
+			ents = append(ents, e)
+		}
 	}
 	for _, de := range ents {
-		l.names[de.Name()] = -1
-		if !de.Type().IsRegular() {
-			continue // symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
-		}
-		info, err := de.Info()
-		if err != nil {
+		l.names[de.Name] = -1
+		if !de.Regular {
 			continue
 		}
-		l.names[de.Name()] = int32(len(l.Input.Files))
-		l.Input.Files = append(l.Input.Files, File{Name: de.Name(), Size: info.Size(), ModMs: float64(info.ModTime().UnixNano()) / 1e6})
+		l.names[de.Name] = int32(len(l.Input.Files))
+		l.Input.Files = append(l.Input.Files, File{Name: de.Name, Size: de.Size, ModMs: float64(de.ModTime.UnixNano()) / 1e6})
 	}
 	root := filepath.Join(l.SessionsDir, "skills-prompts", "sha256")
 	prefixes, _ := os.ReadDir(root)

@@ -14,8 +14,26 @@ import (
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
-// TestGatherStoreMatchesGather: gathering from a store doctor already parsed gives what
-// reading the file gives, on a generated state dir with every fault kind and on odd texts
+// listing lists dir as a caller of GatherOptions.Listing does.
+func listing(t *testing.T, dir string) []retention.DirEntry {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []retention.DirEntry{}
+	for _, de := range des {
+		e := retention.DirEntry{Name: de.Name()}
+		if info, err := de.Info(); err == nil && de.Type().IsRegular() {
+			e.Regular, e.Size, e.ModTime = true, info.Size(), info.ModTime()
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestGatherStoreMatchesGather: gathering from a store doctor already parsed (and a listing
+// it already made) gives what reading the file and listing the dir give, on a generated state dir with every fault kind and on odd texts
 // (array-index keys that JS orders first, escaped keys, a repeated key, a row that is not an
 // object), without parsing the store again when its rows can be taken.
 func TestGatherStoreMatchesGather(t *testing.T) {
@@ -57,7 +75,7 @@ func TestGatherStoreMatchesGather(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := store.Parses()
-			got, err := retention.GatherStore(context.Background(), path, "main", s, retention.GatherOptions{FixMissing: true})
+			got, err := retention.GatherStore(context.Background(), path, "main", s, retention.GatherOptions{FixMissing: true, Listing: listing(t, filepath.Dir(path))})
 			if err != nil {
 				t.Fatal(err)
 			}
