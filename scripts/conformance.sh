@@ -24,6 +24,11 @@
 # (conformance/sqlite*.go, ~25 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The reference goes through scripts/reference.sh, which makes 2026.3.x installable on a machine
+# without GitHub access (an npm override); set OPENCLAW_REFERENCE to use another tool.
+if [ -z "${OPENCLAW_REFERENCE:-}" ] && [ -x ../shared/tools/openclaw-reference ]; then
+	export OPENCLAW_REFERENCE=$PWD/scripts/reference.sh
+fi
 
 usage() {
 	echo "usage: scripts/conformance.sh repair|replay|compaction|cleanup|sqlite [--release R] [--seed N] [PATH...]" >&2

@@ -8,8 +8,10 @@
 # seed the cache folder's package.json with an npm override to the registry's libsignal 2.0.1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-ref=${OPENCLAW_REFERENCE:-$here/../../shared/tools/openclaw-reference}
-[[ -x $ref ]] || { echo "reference.sh: reference tool not found at $ref (set OPENCLAW_REFERENCE)" >&2; exit 2; }
+# The shared tool itself: $CLAWDOCTOR_REFERENCE_TOOL, else ../shared/tools beside the checkout.
+# (Not $OPENCLAW_REFERENCE: .ci/run and scripts/conformance.sh point that at this script.)
+ref=${CLAWDOCTOR_REFERENCE_TOOL:-$here/../../shared/tools/openclaw-reference}
+[[ -x $ref ]] || { echo "reference.sh: reference tool not found at $ref (set CLAWDOCTOR_REFERENCE_TOOL)" >&2; exit 2; }
 version=${OPENCLAW_REF_VERSION:-2026.6.11}
 cache=${OPENCLAW_REF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/openclaw-reference}
 dir=$cache/$version
