@@ -89,9 +89,9 @@ func (a *agentState) storeEntries() []rowView {
 	return a.entriesCache
 }
 
-// view reads the rowFields and blob sizes of one entry from its text, which is valid JSON (its
+// view reads the rowFieldNames and blob sizes of one entry from its text, which is valid JSON (its
 // store parsed), without parsing the whole entry: its members are split (store.Members), the
-// rowFields among them are copied into a small object and parsed. As in a full parse, a
+// rowFieldNames among them are copied into a small object and parsed. As in a full parse, a
 // repeated field's last value counts, and a value that is not an object has no Obj.
 func view(key string, raw json.RawMessage, scratch []byte) (rowView, []byte) {
 	v := rowView{Entry: store.Entry{Key: key, Raw: raw}}
