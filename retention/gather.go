@@ -193,39 +193,23 @@ func splitObject(data []byte) ([]member, error) {
 	if err := jsonl.Check(data); err != nil { // the one grammar (fastjson.ValidateBytes has no depth limit)
 		return nil, err
 	}
-	i := skipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
+	rows, ok := store.Members(data)
+	if !ok {
 		return nil, jsonobj.ErrNotObject
 	}
-	i++
 	var out []member
 	seen := map[string]int{}
-	for {
-		i = skipWS(data, i)
-		if data[i] == '}' {
-			break
-		}
-		if data[i] == ',' {
-			i = skipWS(data, i+1)
-		}
-		ks := i
-		i = skipString(data, i)
-		keyTok := data[ks:i]
-		key, err := memberKey(keyTok)
+	for _, r := range rows {
+		key, err := memberKey(r.KeyTok)
 		if err != nil {
 			return nil, err
 		}
-		i = skipWS(data, i)
-		i = skipWS(data, i+1) // ':'
-		vs := i
-		i = skipValue(data, i)
-		v := json.RawMessage(data[vs:i])
 		if at, dup := seen[key]; dup {
-			out[at].value = v
+			out[at].value = r.Value
 			continue
 		}
 		seen[key] = len(out)
-		out = append(out, member{key: key, keyTok: keyTok, value: v})
+		out = append(out, member{key: key, keyTok: r.KeyTok, value: r.Value})
 	}
 	jsOrder(out)
 	return out, nil
@@ -272,54 +256,6 @@ func jsOrder(out []member) {
 		}
 		return oka && !okb
 	})
-}
-
-func skipWS(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string token starting at d[i] (valid JSON).
-func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the value starting at d[i] (valid JSON).
-func skipValue(d []byte, i int) int {
-	switch d[i] {
-	case '"':
-		return skipString(d, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(d); i++ {
-			switch d[i] {
-			case '"':
-				i = skipString(d, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(d) && d[i] != ',' && d[i] != '}' && d[i] != ']' && d[i] != ' ' && d[i] != '\n' && d[i] != '\t' && d[i] != '\r' {
-		i++
-	}
-	return i
 }
 
 func arrayIndex(k string) (uint64, bool) {
