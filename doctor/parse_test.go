@@ -14,14 +14,7 @@ import (
 // text, theirs included). A store that does not parse is split once more by audit, which
 // reports where it breaks. Tests of this package run one at a time, so the counter is ours.
 func TestParsesEachStoreOnce(t *testing.T) {
-	gen := filepath.Join(t.TempDir(), "gen")
-	all, err := fixtures.ParseFaults("all")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fixtures.Generate(context.Background(), gen, fixtures.Options{Agents: 3, Sessions: 90, Seed: 7, Faults: all, Now: now}); err != nil {
-		t.Fatal(err)
-	}
+	gen := generated(t, 3, 90, 7)
 	stores, _ := filepath.Glob(filepath.Join(gen, "agents", "*", "sessions", "sessions.json"))
 	var parsable int
 	for _, p := range stores {
@@ -47,4 +40,18 @@ func TestParsesEachStoreOnce(t *testing.T) {
 			t.Errorf("no %s problem: the check that reads the shared parse did not report", c)
 		}
 	}
+}
+
+// generated makes a state dir with the fixtures generator, every fault kind included.
+func generated(t *testing.T, agents, sessions int, seed uint64) string {
+	t.Helper()
+	gen := filepath.Join(t.TempDir(), "gen")
+	all, err := fixtures.ParseFaults("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fixtures.Generate(context.Background(), gen, fixtures.Options{Agents: agents, Sessions: sessions, Seed: seed, Faults: all, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	return gen
 }

@@ -1,13 +1,11 @@
 package doctor
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -15,14 +13,7 @@ import (
 // accessor they use as the fully parsed entry does, on a generated store with every fault
 // kind and on odd rows (repeated and escaped field names, a row that is not an object).
 func TestViewReadsWhatTheEntryHolds(t *testing.T) {
-	gen := filepath.Join(t.TempDir(), "gen")
-	all, err := fixtures.ParseFaults("all")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fixtures.Generate(context.Background(), gen, fixtures.Options{Agents: 1, Sessions: 120, Seed: 9, Faults: all, Now: now}); err != nil {
-		t.Fatal(err)
-	}
+	gen := generated(t, 1, 120, 9)
 	s, err := store.Load(filepath.Join(gen, "agents", "main", "sessions", "sessions.json"))
 	if err != nil {
 		t.Fatal(err)
