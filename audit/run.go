@@ -138,15 +138,18 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, n))
 		}
 		if d.store {
-			data, err := store.ReadStoreFile(ctx, filepath.Join(d.dir, "sessions.json"))
-			if err != nil {
+			var sr storeResult
+			if s := opts.Stores[d.dir]; s != nil {
+				res.Summary.Files++
+				sr = checkParsedStore(d.dir, s, add, &bindings)
+			} else if data, err := store.ReadStoreFile(ctx, filepath.Join(d.dir, "sessions.json")); err != nil {
 				res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
 			} else {
 				res.Summary.Files++
-				sr := checkStore(d.dir, data, add, &bindings)
-				if sr.ok {
-					referenced = sr.referenced
-				}
+				sr = checkStore(d.dir, data, add, &bindings)
+			}
+			if sr.ok {
+				referenced = sr.referenced
 			}
 			// orphans only make sense against a store that parsed
 			for _, name := range d.all {

@@ -49,7 +49,6 @@ type storeResult struct {
 func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBinding) storeResult {
 	path := filepath.Join(dir, "sessions.json")
 	res := storeResult{referenced: map[string]bool{}}
-	resolver := store.NewResolver(dir, "", "")
 	lines := newLineIndex(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	corrupt := func(off int64, err error) storeResult {
@@ -74,11 +73,7 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return corrupt(0, fmt.Errorf("top level is %v, not an object", tok))
 	}
-	type row struct {
-		key  string
-		line int64
-		raw  json.RawMessage
-	}
+	store.NoteParse()
 	var rows []row
 	for dec.More() {
 		off := dec.InputOffset()
@@ -99,8 +94,52 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
 		return corrupt(dec.InputOffset(), fmt.Errorf("%d bytes of garbage after the object", len(rest)))
 	}
-	res.ok = true
-	res.entries = len(rows)
+	return checkRows(dir, rows, add, bindings)
+}
+
+// row is one member of sessions.json: its key, the line of its key, its value.
+type row struct {
+	key  string
+	line int64
+	raw  json.RawMessage
+}
+
+// checkParsedStore audits a sessions.json its caller already parsed (Options.Stores), from
+// the rows of that parse; a store whose rows it cannot take (a repeated key: each occurrence
+// is a row here) is split again from its bytes by checkStore.
+func checkParsedStore(dir string, s *store.Store, add func(Finding), bindings *[]cliBinding) storeResult {
+	srows, ok := s.Rows()
+	if !ok {
+		return checkStore(dir, s.Bytes(), add, bindings)
+	}
+	lines := newLineIndex(s.Bytes())
+	rows := make([]row, len(srows))
+	for i, r := range srows {
+		key := r.Key
+		if !plainKey(r.KeyTok) {
+			_ = json.Unmarshal(r.KeyTok, &key) // as encoding/json's tokenizer decodes it
+		}
+		rows[i] = row{key: key, line: lines.at(int64(r.KeyOff)), raw: r.Value}
+	}
+	return checkRows(dir, rows, add, bindings)
+}
+
+// plainKey reports whether a key token is printable ASCII without escapes, which every
+// decoder reads alike.
+func plainKey(tok []byte) bool {
+	for _, c := range tok {
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRows checks the rows of a store that parsed.
+func checkRows(dir string, rows []row, add func(Finding), bindings *[]cliBinding) storeResult {
+	path := filepath.Join(dir, "sessions.json")
+	res := storeResult{referenced: map[string]bool{}, ok: true, entries: len(rows)}
+	resolver := store.NewResolver(dir, "", "")
 	for _, r := range rows {
 		var e storeEntry
 		if len(r.raw) == 0 || r.raw[0] != '{' || json.Unmarshal(r.raw, &e) != nil {

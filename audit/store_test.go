@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/clawdoctor/clawdoctor/audit"
 	"github.com/clawdoctor/clawdoctor/fixtures"
+	cstore "github.com/clawdoctor/clawdoctor/store"
 )
 
 var now = time.Date(2026, 5, 5, 12, 0, 0, 0, time.UTC)
@@ -111,6 +114,8 @@ func TestStoreRules(t *testing.T) {
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
 			res := runDir(t, sessionsDir(t, tc.fire))
+			sameWithParsedStore(t, sessionsDir(t, tc.fire))
+			sameWithParsedStore(t, sessionsDir(t, tc.quiet))
 			got := byRule(res, tc.rule)
 			if len(got) == 0 {
 				t.Fatalf("%s did not fire; findings: %v", tc.rule, res.Findings)
@@ -121,6 +126,42 @@ func TestStoreRules(t *testing.T) {
 			if q := byRule(runDir(t, sessionsDir(t, tc.quiet)), tc.rule); len(q) > 0 {
 				t.Errorf("%s fired on the correct form: %v", tc.rule, q[0].Message)
 			}
+		})
+	}
+}
+
+// sameWithParsedStore checks that auditing dir with its sessions.json handed over already
+// parsed (Options.Stores, as doctor does) finds exactly what reading it finds, without parsing
+// the store again.
+func sameWithParsedStore(t *testing.T, dir string) {
+	t.Helper()
+	want := runDir(t, dir)
+	s, err := cstore.Load(filepath.Join(dir, "sessions.json"))
+	if err != nil {
+		return // a store that does not parse is read by the audit itself
+	}
+	before := cstore.Parses()
+	got, err := audit.Run(context.Background(), []string{dir}, audit.Options{Now: now, Stores: map[string]*cstore.Store{dir: s}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("audit with the parsed store (-read +parsed):\n%s", diff)
+	}
+	if _, ok := s.Rows(); ok && cstore.Parses() != before {
+		t.Errorf("the audit parsed the handed-over store again (%d parses)", cstore.Parses()-before)
+	}
+}
+
+func TestParsedStoreOddTexts(t *testing.T) {
+	for name, text := range map[string]string{
+		"repeated key":  `{"agent:main:a":` + row(idA, "") + `,"agent:main:b":"x","agent:main:a":` + row(idB, "") + `}`,
+		"escaped keys":  "{\"agent:main:\\u00e9\":" + row(idA, "") + ",\n\"agent:\\\"q\\\"\" :\n\n" + row("../x", "") + "}",
+		"spacing":       "\n\n  {\r\n\"k\"\t:\t" + row(idA, "") + "\n,\n\n\"k2\": 3 }\n",
+		"non-ascii key": `{"日本": ` + row(idB, "") + `}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			sameWithParsedStore(t, sessionsDir(t, map[string]string{"sessions.json": text, idA + ".jsonl": clean}))
 		})
 	}
 }

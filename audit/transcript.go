@@ -17,6 +17,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/openclaw"
 	"github.com/clawdoctor/clawdoctor/session"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Options tune an audit run.
@@ -31,6 +32,10 @@ type Options struct {
 	// Release is the OpenClaw release whose behaviour the findings describe; the zero value
 	// means openclaw.Default.
 	Release openclaw.Release
+	// Stores hands the audit sessions.json files its caller already parsed, by sessions dir
+	// (doctor's own parse): the store check reads their rows instead of reading and parsing
+	// the file again. A dir not in the map is read as usual.
+	Stores map[string]*store.Store
 }
 
 func (o Options) release() openclaw.Release {

@@ -57,6 +57,9 @@ const auditMemoryLimit = 352 << 20
 // by side whose garbage the limit, not the pace, collects (doctor's target: 256 MiB).
 const dirMemoryLimit = 208 << 20
 
+// dirGCPercent is the GC pace when directories are audited (by audit or by doctor).
+const dirGCPercent = 400
+
 // bigTranscript is the size from which a transcript given on the command line is audited at
 // the default GC pace.
 const bigTranscript = 256 << 20
@@ -107,7 +110,7 @@ func runAudit(c *cli.Context) error {
 		// long-lived (~30 bytes an entry, ~70 MB at 4 GiB, ~270 MB at 16 GiB): the default pace
 		// keeps the heap near twice that, and the higher limit caps a 16 GiB one under its
 		// 384 MiB target.
-		gc, limit := 400, int64(dirMemoryLimit)
+		gc, limit := dirGCPercent, int64(dirMemoryLimit)
 		for _, p := range paths {
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Size() >= bigTranscript {
 				gc, limit = 100, auditMemoryLimit

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -76,6 +77,11 @@ EXAMPLES
 			}
 			if opts.Fix && !opts.Yes && !g.JSON {
 				opts.Confirm = ttyConfirm(c)
+			}
+			if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
+				// doctor audits every sessions dir: the pace and soft limit of audit over a dir
+				debug.SetGCPercent(dirGCPercent)
+				debug.SetMemoryLimit(dirMemoryLimit)
 			}
 			res, err := doctor.Run(c.Context, opts)
 			if res == nil {

@@ -192,7 +192,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 				continue
 			}
 			key := e.Key
-			t := r.Transcript(e)
+			t := r.Transcript(e.Entry)
 			sf := e.SessionFile()
 			// sessionFile in another OS's or a relative form.
 			if sf != "" && (reWindowsPath(sf) || !filepath.IsAbs(sf)) && t.Path != "" && !t.Outside && exists(t.Path) {
@@ -384,8 +384,8 @@ func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 		for _, e := range a.storeEntries() {
 			var big []string
 			var total int
-			for _, f := range blobFields {
-				if n := e.FieldSize(f); n >= oversizedField {
+			for i, f := range blobFields {
+				if n := e.blobSize(i); n >= oversizedField {
 					big = append(big, fmt.Sprintf("%s %s", f, humanBytes(int64(n))))
 					total += n
 				}
@@ -419,7 +419,7 @@ func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 		var missing []string
 		for _, e := range a.storeEntries() {
 			found := false
-			for _, c := range r.Candidates(e) {
+			for _, c := range r.Candidates(e.Entry) {
 				if exists(c) {
 					found = true
 					break
@@ -448,14 +448,14 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 		if a.storeErr != nil {
 			continue // a corrupt store references nothing we can see: repair it first
 		}
-		var entries []store.Entry
+		var views []rowView
 		if a.store != nil {
-			entries = a.storeEntries()
+			views = a.storeEntries()
 		}
 		r := a.resolver
-		refs := r.References(entries)
-		for _, e := range entries { // an entry's own <sessionId>.jsonl is never an orphan
-			for _, c := range r.Candidates(e) {
+		refs := r.References(entries(views))
+		for _, e := range views { // an entry's own <sessionId>.jsonl is never an orphan
+			for _, c := range r.Candidates(e.Entry) {
 				refs[filepath.Base(c)] = append(refs[filepath.Base(c)], e.Key)
 			}
 		}

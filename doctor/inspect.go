@@ -1,15 +1,20 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/jsonobj"
+	"github.com/clawdoctor/clawdoctor/retention"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -40,6 +45,8 @@ type agentState struct {
 	sqlite     string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
 	refuse     string // why nothing of this agent may be written (store.CheckWrite), or ""
 	files      []fileInfo
+	// listing is every name of the sessions dir as listed once, for the cleanup plan
+	listing []retention.DirEntry
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
 
@@ -47,18 +54,92 @@ type agentState struct {
 	// repairCandidates are the transcripts the audit found damage in that repair changes;
 	// checkRepairPlan plans only these.
 	repairCandidates map[string]bool
-	entriesCache     []store.Entry
+	entriesCache     []rowView
 	dirty            bool // store edited in memory by fixes; written once at the end
 	dirtyProblems    []*Problem
 }
 
-// storeEntries is a.store.Entries(), parsed once for every check of the run (the checks run
-// before any fix edits the store; a fix reads its entry again with Get).
-func (a *agentState) storeEntries() []store.Entry {
+// rowView is what the checks read of one store entry: the entry with only rowFieldNames in Obj
+// (Raw still aliases the store's bytes), and the sizes of its blob fields. A full entry of a
+// generated 20,000-session store is ~2.6 KB of parsed members; the view is a few hundred bytes.
+type rowView struct {
+	store.Entry
+	blobSizes [2]int // FieldSize of each of blobFields
+}
+
+// rowFieldNames are the members the checks read through store.Entry's accessors and the
+// resolver (sessionId, sessionFile, checkpoints, CLI bindings, clocks).
+var rowFieldNames = [...]string{"sessionId", "sessionFile", "sessionStartedAt", "updatedAt",
+	"cliSessionBindings", "cliSessionIds", "claudeCliSessionId", "compactionCheckpoints"}
+
+// blobSize is FieldSize(blobFields[i]) of the full entry.
+func (v rowView) blobSize(i int) int { return v.blobSizes[i] }
+
+// storeEntries is the store's entries, in file order, read once for every check of the run
+// (the checks run before any fix edits the store; a fix reads its entry again with Get).
+func (a *agentState) storeEntries() []rowView {
 	if a.entriesCache == nil {
-		a.entriesCache = a.store.Entries()
+		es := a.store.RawEntries()
+		a.entriesCache = make([]rowView, len(es))
+		var buf []byte
+		for i, e := range es {
+			a.entriesCache[i], buf = view(e.Key, e.Raw, buf)
+		}
 	}
 	return a.entriesCache
+}
+
+// view reads the rowFieldNames and blob sizes of one entry from its text, which is valid JSON (its
+// store parsed), without parsing the whole entry: its members are split (store.Members), the
+// rowFieldNames among them are copied into a small object and parsed. As in a full parse, a
+// repeated field's last value counts, and a value that is not an object has no Obj.
+func view(key string, raw json.RawMessage, scratch []byte) (rowView, []byte) {
+	v := rowView{Entry: store.Entry{Key: key, Raw: raw}}
+	ms, ok := store.Members(raw)
+	if !ok {
+		return v, scratch
+	}
+	var picked [len(rowFieldNames)]json.RawMessage
+	for _, m := range ms {
+		name := m.Key
+		if name == "" && json.Unmarshal(m.KeyTok, &name) != nil {
+			continue
+		}
+		if i := slices.Index(rowFieldNames[:], name); i >= 0 {
+			picked[i] = m.Value
+		}
+		if i := slices.Index(blobFields, name); i >= 0 {
+			v.blobSizes[i] = len(m.Value)
+		}
+	}
+	b := append(scratch[:0], '{')
+	for i, val := range picked {
+		if val == nil {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, jsonobj.Quote(rowFieldNames[i])...)
+		b = append(b, ':')
+		b = append(b, val...)
+	}
+	b = append(b, '}')
+	obj, err := jsonobj.Parse(bytes.Clone(b))
+	if err != nil {
+		obj, _ = jsonobj.Parse(raw) // cannot happen for members of a parsed object
+	}
+	v.Obj = obj
+	return v, b
+}
+
+// entries returns the views' entries (for the resolver's References).
+func entries(vs []rowView) []store.Entry {
+	out := make([]store.Entry, len(vs))
+	for i, v := range vs {
+		out[i] = v.Entry
+	}
+	return out
 }
 
 // readOnly says why this agent's files must not be written, or "": the one write rule of
@@ -177,13 +258,25 @@ func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 		}
 		return a, nil
 	}
+	a.listing = make([]retention.DirEntry, 0, len(des))
 	for _, de := range des {
+		// the cleanup plan's listing (retention.GatherOptions.Listing): every name, with the
+		// size and mtime of regular files
+		le := retention.DirEntry{Name: de.Name()}
+		var info os.FileInfo
+		if de.Type().IsRegular() {
+			if info, err = de.Info(); err == nil {
+				le.Regular, le.Size, le.ModTime = true, info.Size(), info.ModTime()
+			}
+		}
+		a.listing = append(a.listing, le)
 		if de.IsDir() && !store.Classify(de.Name()).Kind.IsLock() { // a directory under a lock's name is reported
 			continue
 		}
-		info, err := de.Info()
-		if err != nil {
-			continue // vanished while listing
+		if info == nil {
+			if info, err = de.Info(); err != nil {
+				continue // vanished while listing
+			}
 		}
 		f := fileInfo{name: de.Name(), path: filepath.Join(a.dir, de.Name()), kind: store.Classify(de.Name()),
 			size: info.Size(), mtime: info.ModTime(), symlink: info.Mode()&os.ModeSymlink != 0}

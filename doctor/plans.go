@@ -12,6 +12,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/repair"
 	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // coveredRules are audit rules that doctor reports itself with a fix, so the audit summary
@@ -31,7 +32,12 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			continue
 		}
 		// A SQLite-era agent's sessions dir is audited with its database (audit reads it).
-		res, err := audit.Run(ctx, []string{a.dir}, audit.Options{Now: st.opts.Now, Release: st.opts.Release}, nil)
+		opts := audit.Options{Now: st.opts.Now, Release: st.opts.Release}
+		if a.store != nil {
+			// the store doctor parsed in inspect: the audit takes its rows, not a second parse
+			opts.Stores = map[string]*store.Store{a.dir: a.store}
+		}
+		res, err := audit.Run(ctx, []string{a.dir}, opts, nil)
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", a.dir, err)
 		}
@@ -205,7 +211,7 @@ func checkCleanupPlan(ctx context.Context, st *state) ([]Problem, error) {
 		if a.sqliteEra() || a.store == nil {
 			continue
 		}
-		l, err := retention.Gather(ctx, a.storePath, a.id)
+		l, err := retention.GatherStore(ctx, a.storePath, a.id, a.store, retention.GatherOptions{FixMissing: true, Listing: a.listing})
 		if err != nil {
 			continue // a corrupt store is reported by checkStore
 		}

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
@@ -47,6 +48,18 @@ type Loaded struct {
 type GatherOptions struct {
 	// FixMissing reads every transcript of ≤ 4096 bytes to learn whether it has messages.
 	FixMissing bool
+	// Listing is the sessions dir as its caller already listed it (doctor lists it once for
+	// every check); nil means the dir is listed here.
+	Listing []DirEntry
+}
+
+// DirEntry is one name in a sessions dir as a caller listed it: os.ReadDir's entry, with the
+// size and modification time of a regular file (from its Lstat, as DirEntry.Info gives them).
+type DirEntry struct {
+	Name    string
+	Regular bool
+	Size    int64
+	ModTime time.Time
 }
 
 var safeIDLoose = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
@@ -67,6 +80,18 @@ func Gather(ctx context.Context, storePath, agentID string) (*Loaded, error) {
 
 // GatherWith is Gather with options: without FixMissing no transcript is opened.
 func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOptions) (*Loaded, error) {
+	return gather(ctx, storePath, agentID, opt, nil)
+}
+
+// GatherStore is GatherWith over a sessions.json its caller already parsed (doctor's parse of
+// the file at storePath): the plan takes the store's rows instead of reading and splitting the
+// file again. A store whose rows cannot be taken as they are (a repeated key) is split from
+// its bytes, as GatherWith would.
+func GatherStore(ctx context.Context, storePath, agentID string, s *store.Store, opt GatherOptions) (*Loaded, error) {
+	return gather(ctx, storePath, agentID, opt, s)
+}
+
+func gather(ctx context.Context, storePath, agentID string, opt GatherOptions, parsed *store.Store) (*Loaded, error) {
 	abs, err := filepath.Abs(storePath)
 	if err != nil {
 		return nil, err
@@ -90,13 +115,25 @@ func GatherWith(ctx context.Context, storePath, agentID string, opt GatherOption
 	listed := make(chan error, 1)
 	go func() { listed <- l.listFiles(ctx) }()
 	var members []member
-	raw, err := store.ReadStoreFile(ctx, abs)
+	var raw []byte
+	var rowsOK bool
+	switch {
+	case parsed != nil && parsed.Missing:
+		err = os.ErrNotExist
+	case parsed != nil:
+		raw = parsed.Bytes()
+		members, rowsOK = storeMembers(parsed)
+	default:
+		raw, err = store.ReadStoreFile(ctx, abs)
+	}
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		l.Missing = true
 	case err != nil:
 		<-listed
 		return nil, err
+	case rowsOK:
+		l.Digest = sha256.Sum256(raw)
 	default:
 		l.Digest = sha256.Sum256(raw)
 		if members, err = splitObject(raw); errors.Is(err, jsonl.ErrTooDeep) {
@@ -152,46 +189,65 @@ func StoreVerdict(data []byte) error {
 }
 
 func splitObject(data []byte) ([]member, error) {
+	store.NoteParse()
 	if err := jsonl.Check(data); err != nil { // the one grammar (fastjson.ValidateBytes has no depth limit)
 		return nil, err
 	}
-	i := skipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
+	rows, ok := store.Members(data)
+	if !ok {
 		return nil, jsonobj.ErrNotObject
 	}
-	i++
 	var out []member
 	seen := map[string]int{}
-	for {
-		i = skipWS(data, i)
-		if data[i] == '}' {
-			break
+	for _, r := range rows {
+		key, err := memberKey(r.KeyTok)
+		if err != nil {
+			return nil, err
 		}
-		if data[i] == ',' {
-			i = skipWS(data, i+1)
-		}
-		ks := i
-		i = skipString(data, i)
-		keyTok := data[ks:i]
-		key := string(keyTok[1 : len(keyTok)-1])
-		if bytes.IndexByte(keyTok, '\\') >= 0 || !utf8.Valid(keyTok) {
-			if err := json.Unmarshal(keyTok, &key); err != nil {
-				return nil, err
-			}
-		}
-		i = skipWS(data, i)
-		i = skipWS(data, i+1) // ':'
-		vs := i
-		i = skipValue(data, i)
-		v := json.RawMessage(data[vs:i])
 		if at, dup := seen[key]; dup {
-			out[at].value = v
+			out[at].value = r.Value
 			continue
 		}
 		seen[key] = len(out)
-		out = append(out, member{key: key, keyTok: keyTok, value: v})
+		out = append(out, member{key: key, keyTok: r.KeyTok, value: r.Value})
 	}
-	// JS own-property order: canonical array-index keys first, ascending.
+	jsOrder(out)
+	return out, nil
+}
+
+// storeMembers takes the members of an already parsed store (store.Rows) as splitObject
+// would give them; ok is false when they cannot be taken as they are.
+func storeMembers(s *store.Store) ([]member, bool) {
+	rows, ok := s.Rows()
+	if !ok {
+		return nil, false
+	}
+	out := make([]member, len(rows))
+	for i, r := range rows {
+		key, err := memberKey(r.KeyTok)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = member{key: key, keyTok: r.KeyTok, value: r.Value}
+	}
+	jsOrder(out)
+	return out, true
+}
+
+// memberKey decodes a key token as JSON.parse does.
+func memberKey(keyTok []byte) (string, error) {
+	key := string(keyTok[1 : len(keyTok)-1])
+	if bytes.IndexByte(keyTok, '\\') >= 0 || !utf8.Valid(keyTok) {
+		if err := json.Unmarshal(keyTok, &key); err != nil {
+			return "", err
+		}
+	}
+	return key, nil
+}
+
+// jsOrder puts members in JS own-property order: canonical array-index keys first,
+// ascending, the rest in source order.
+func jsOrder(out []member) {
 	sort.SliceStable(out, func(a, b int) bool {
 		ia, oka := arrayIndex(out[a].key)
 		ib, okb := arrayIndex(out[b].key)
@@ -200,55 +256,6 @@ func splitObject(data []byte) ([]member, error) {
 		}
 		return oka && !okb
 	})
-	return out, nil
-}
-
-func skipWS(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string token starting at d[i] (valid JSON).
-func skipString(d []byte, i int) int {
-	for i++; i < len(d); i++ {
-		switch d[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the value starting at d[i] (valid JSON).
-func skipValue(d []byte, i int) int {
-	switch d[i] {
-	case '"':
-		return skipString(d, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(d); i++ {
-			switch d[i] {
-			case '"':
-				i = skipString(d, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(d) && d[i] != ',' && d[i] != '}' && d[i] != ']' && d[i] != ' ' && d[i] != '\n' && d[i] != '\t' && d[i] != '\r' {
-		i++
-	}
-	return i
 }
 
 func arrayIndex(k string) (uint64, bool) {
@@ -266,21 +273,31 @@ func arrayIndex(k string) (uint64, bool) {
 }
 
 func (l *Loaded) listFiles(ctx context.Context) error {
-	ents, err := os.ReadDir(l.SessionsDir)
-	if err != nil {
-		return err
+	ents := l.opt.Listing
+	if ents == nil {
+		des, err := os.ReadDir(l.SessionsDir)
+		if err != nil {
+			return err
+		}
+		ents = make([]DirEntry, 0, len(des))
+		for _, de := range des {
+			e := DirEntry{Name: de.Name()}
+			// symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
+			if de.Type().IsRegular() {
+				if info, err := de.Info(); err == nil { // else vanished: a name, not a file
+					e.Regular, e.Size, e.ModTime = true, info.Size(), info.ModTime()
+				}
+			}
+			ents = append(ents, e)
+		}
 	}
 	for _, de := range ents {
-		l.names[de.Name()] = -1
-		if !de.Type().IsRegular() {
-			continue // symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
-		}
-		info, err := de.Info()
-		if err != nil {
+		l.names[de.Name] = -1
+		if !de.Regular {
 			continue
 		}
-		l.names[de.Name()] = int32(len(l.Input.Files))
-		l.Input.Files = append(l.Input.Files, File{Name: de.Name(), Size: info.Size(), ModMs: float64(info.ModTime().UnixNano()) / 1e6})
+		l.names[de.Name] = int32(len(l.Input.Files))
+		l.Input.Files = append(l.Input.Files, File{Name: de.Name, Size: de.Size, ModMs: float64(de.ModTime.UnixNano()) / 1e6})
 	}
 	root := filepath.Join(l.SessionsDir, "skills-prompts", "sha256")
 	prefixes, _ := os.ReadDir(root)

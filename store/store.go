@@ -56,6 +56,7 @@ func New() *Store {
 // not a JSON object gives an error wrapping ErrCorrupt that says where, e.g.
 // "sessions.json:3:1: unexpected character '}' ...".
 func Parse(data []byte, name string) (*Store, error) {
+	NoteParse()
 	obj, err := jsonobj.Parse(data)
 	if err != nil {
 		var se *jsonobj.SyntaxError
@@ -94,7 +95,9 @@ func Load(path string) (*Store, error) {
 	if st.Size() > MaxStoreBytes {
 		return nil, &safefile.SizeError{Path: path, Size: st.Size(), Limit: MaxStoreBytes, Flag: MaxStoreFlag}
 	}
-	data, err := safefile.ReadAll(context.Background(), f, path, MaxStoreBytes, MaxStoreFlag, st.Size())
+	// bytes.MinRead more than the size: the buffer then needs no doubling to see EOF, so the
+	// text held for the whole run is not twice its size
+	data, err := safefile.ReadAll(context.Background(), f, path, MaxStoreBytes, MaxStoreFlag, st.Size()+bytes.MinRead)
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +121,17 @@ func (s *Store) Entries() []Entry {
 	out := make([]Entry, len(ms))
 	for i, m := range ms {
 		out[i] = newEntry(m.Key, m.Value)
+	}
+	return out
+}
+
+// RawEntries returns every entry in file order with Key and Raw only (Obj nil, nothing parsed
+// per entry), for readers that take the few fields they need themselves.
+func (s *Store) RawEntries() []Entry {
+	ms := s.obj.Members()
+	out := make([]Entry, len(ms))
+	for i, m := range ms {
+		out[i] = Entry{Key: m.Key, Raw: m.Value}
 	}
 	return out
 }

@@ -171,7 +171,10 @@ if [ -d "$s20" ]; then
 	bench_note "audit: state dir $s20, $b20 bytes in $(find "$s20/agents" -type f | wc -l) files"
 	find "$s20/agents" -type f -exec cat {} + >/dev/null
 	bench_measure_cpu audit.state20k "$b20" "$BENCH_BIN" --no-progress audit "$s20"
+	acpu=$(tail -n 1 "$BENCH_TMP/.cpu" | awk '{print $2 + $3}')
 	bench_measure_cpu doctor.state20k "$b20" "$BENCH_BIN" --no-progress --now 2026-06-15T12:00:00Z doctor --state-dir "$s20"
+	dcpu=$(tail -n 1 "$BENCH_TMP/.cpu" | awk '{print $2 + $3}')
+	bench_row doctor.state20k.vs-audit "$(awk -v d="$dcpu" -v a="$acpu" 'BEGIN{if (a<=0) a=0.01; printf "%.2fx the audit CPU of the row above (target <= 1.2x)", d/a}')" "-"
 	run_node audit.state20k.node-audit "$b20" "$s20/agents"
 else
 	bench_note "audit: no 20k state dir ($s20)"
