@@ -869,7 +869,7 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 		if str(b, "type") != "image" {
 			continue
 		}
-		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageData(string(d.GetStringBytes())) {
+		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes()) {
 			s.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
 				s.repairHint(""), map[string]any{"block": i})
 		}

@@ -23,48 +23,90 @@ func ImageMime(s string) bool { return imageMime.MatchString(JSTrim(s)) }
 
 // CorruptImageData reports whether data, an image block's decoded "data" string, is corrupt
 // to OpenClaw 2026.6.11.
-func CorruptImageData(data string) bool {
-	for i := 0; i < len(data); i++ {
-		if data[i] >= 0x80 { // containsNonAscii (a lone surrogate escape decodes to U+FFFD: non-ASCII too)
+func CorruptImageData(data string) bool { return corruptImage(data) }
+
+// CorruptImageBytes is CorruptImageData of a []byte (audit's fastjson value), without a copy.
+func CorruptImageBytes(data []byte) bool { return corruptImage(data) }
+
+// corruptImage is one pass over the payload, with no copy of it: audit runs it on every image
+// of every transcript, and images are most of a transcript's bytes. It gives the verdict of
+// OpenClaw's steps in order (containsNonAscii, canonicalizeBase64, then the sniffer on the
+// first 128 canonical characters) because every failure of any step gives the same answer.
+func corruptImage[T ~string | ~[]byte](data T) bool {
+	var head [128]byte // the first canonical characters, for the sniffer
+	nh, n, padding := 0, 0, 0
+	i := 0
+	for ; i < len(data) && nh < len(head); i++ {
+		c := data[i]
+		switch b64Class[c] {
+		case b64Char:
+			if padding > 0 { // nothing but "=" after the first "="
+				return true
+			}
+		case b64Pad:
+			if padding++; padding > 2 {
+				return true
+			}
+		case b64Skip: // characters up to U+0020
+			continue
+		default: // not base64, or not ASCII
 			return true
 		}
+		head[nh] = c
+		nh++
 	}
-	canon, ok := canonicalBase64(data)
-	if !ok {
+	n = nh
+	// The rest, in runs of plain base64 characters (the bulk of a payload).
+	for i < len(data) {
+		j := i
+		for j < len(data) && b64Class[data[j]] == b64Char {
+			j++
+		}
+		if j > i && padding > 0 {
+			return true
+		}
+		n += j - i
+		if j == len(data) {
+			break
+		}
+		switch b64Class[data[j]] {
+		case b64Pad:
+			if padding++; padding > 2 {
+				return true
+			}
+			n++
+		case b64Skip:
+		default:
+			return true
+		}
+		i = j + 1
+	}
+	if n == 0 || n%4 != 0 {
 		return true
 	}
-	head, err := base64.StdEncoding.DecodeString(canon[:min(len(canon), 128)])
-	return err != nil || !sniffImage(head)
+	var dec [96]byte
+	m, err := base64.StdEncoding.Decode(dec[:], head[:nh])
+	return err != nil || !sniffImage(dec[:m])
 }
 
-// canonicalBase64 is media-core's canonicalizeBase64: characters up to U+0020 are skipped, at
-// most two "=" and nothing but "=" after the first, only A-Z a-z 0-9 + /, a length that is a
-// multiple of 4.
-func canonicalBase64(s string) (string, bool) {
-	out := make([]byte, 0, len(s))
-	padding := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c <= 32:
-			continue
-		case c == '=':
-			padding++
-			if padding > 2 {
-				return "", false
-			}
-		case padding > 0:
-			return "", false
-		case !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'):
-			return "", false
-		}
-		out = append(out, c)
+const (
+	b64Bad uint8 = iota // also every byte of a non-ASCII character
+	b64Char
+	b64Pad
+	b64Skip
+)
+
+// b64Class sorts bytes as canonicalizeBase64 does.
+var b64Class = func() (t [256]uint8) {
+	for c := 0; c <= 32; c++ {
+		t[c] = b64Skip
 	}
-	if len(out) == 0 || len(out)%4 != 0 {
-		return "", false
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = b64Char
 	}
-	return string(out), true
-}
+	t['='] = b64Pad
+	return t
+}()
 
 // ascii is Buffer.toString("ascii") of b: each byte with its high bit cleared.
 func ascii(b []byte) string {
