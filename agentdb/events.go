@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // MaxEventBytes bounds one decoded event (the schema's CHECK allows 4 MiB; older schemas
@@ -105,16 +103,15 @@ func (t *Transcript) fail(seq int64, why string) (Event, error) {
 	return Event{}, t.err
 }
 
-// decodeEvent decompresses one event_zstd frame into dst.
+// decodeEvent decompresses one event_zstd frame into dst. Safe for concurrent use: each call
+// takes a decoder of the DB's pool (sessions may be read side by side, see MaxReaders).
 func (db *DB) decodeEvent(frame, dst []byte, size sql.NullInt64) ([]byte, error) {
-	if db.zdec == nil {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxEventBytes))
-		if err != nil {
-			return nil, err
-		}
-		db.zdec = d
+	d, err := db.decoder()
+	if err != nil {
+		return nil, err
 	}
-	out, err := db.zdec.DecodeAll(frame, dst)
+	defer db.putDecoder(d)
+	out, err := d.DecodeAll(frame, dst)
 	if err != nil {
 		return nil, fmt.Errorf("event_zstd (%d bytes) does not decode: %v", len(frame), err)
 	}

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	sqlite "modernc.org/sqlite"
@@ -61,7 +62,39 @@ type DB struct {
 	tmp     string
 	opened  fileSet
 	columns map[string]map[string]bool // table → its columns
-	zdec    *zstd.Decoder
+	zmu     sync.Mutex
+	zfree   []*zstd.Decoder // idle decoders of event_zstd frames
+	zall    []*zstd.Decoder // every decoder made, closed with the DB
+}
+
+// MaxReaders is how many queries of one DB may run at once (audit reads two sessions side by
+// side, one per core). Every connection reads the same snapshot: in place the file is opened
+// immutable (no locks, no WAL: each query was already a read of its own, and Close reports a
+// file that changed meanwhile), and a copy is private (the first connection rolls back a hot
+// journal before a second one opens).
+const MaxReaders = 2
+
+// decoder takes an idle zstd decoder, or makes one.
+func (db *DB) decoder() (*zstd.Decoder, error) {
+	db.zmu.Lock()
+	defer db.zmu.Unlock()
+	if n := len(db.zfree); n > 0 {
+		d := db.zfree[n-1]
+		db.zfree = db.zfree[:n-1]
+		return d, nil
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxEventBytes))
+	if err != nil {
+		return nil, err
+	}
+	db.zall = append(db.zall, d)
+	return d, nil
+}
+
+func (db *DB) putDecoder(d *zstd.Decoder) {
+	db.zmu.Lock()
+	db.zfree = append(db.zfree, d)
+	db.zmu.Unlock()
 }
 
 // Open opens a consistent, read-only snapshot of the database at path and reads its
@@ -128,7 +161,7 @@ func open(ctx context.Context, path string) (*DB, error) {
 		db.cleanup()
 		return nil, err
 	}
-	db.conn.SetMaxOpenConns(1) // one connection: every query sees the same snapshot
+	db.conn.SetMaxOpenConns(MaxReaders)
 	if err := db.readLayout(ctx); err != nil {
 		db.cleanup()
 		return nil, classify(err)
@@ -274,10 +307,10 @@ func (db *DB) cleanup() {
 		db.conn.Close()
 		db.conn = nil
 	}
-	if db.zdec != nil {
-		db.zdec.Close()
-		db.zdec = nil
+	for _, d := range db.zall {
+		d.Close()
 	}
+	db.zall, db.zfree = nil, nil
 	if db.tmp != "" {
 		os.RemoveAll(db.tmp)
 		db.tmp = ""

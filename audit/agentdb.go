@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/progress"
@@ -54,35 +56,62 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 		checkNodes(dbPath, nodes, sessions, cold, func(f Finding) { res.Findings = append(res.Findings, dbFinding(f)) }, bindings)
 	}
 	res.Summary.Files++ // the database itself, as for sessions.json
-	for _, s := range sessions {
-		if err := ctx.Err(); err != nil {
-			db.Close()
-			return err
+	// Sessions are scanned side by side (agentdb.MaxReaders, one per core, as files of a
+	// sessions dir are); their results are added in session order, so the output is the same.
+	type sessionResult struct {
+		findings []Finding
+		entries  int64
+		err      error // unreadable: listed; ctx errors end the run
+		read     bool  // the whole session was read
+	}
+	out := make([]sessionResult, len(sessions))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(agentdb.MaxReaders, runtime.GOMAXPROCS(0), max(len(sessions), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = func() sessionResult {
+					tr, err := db.Transcript(ctx, sessions[i].ID)
+					if err != nil {
+						return sessionResult{err: err}
+					}
+					defer tr.Close()
+					sc := newScan(ctx, agentdb.Ref(dbPath, sessions[i].ID), opts)
+					if len(deliveries) > 0 {
+						sc.deliveries = deliveries
+					}
+					fs, n, err := sc.run(progress.Reader(tr, c))
+					return sessionResult{findings: fs, entries: n, err: err, read: err == nil}
+				}()
+			}
+		}()
+	}
+	for i := range sessions {
+		if ctx.Err() != nil {
+			break
 		}
-		tr, err := db.Transcript(ctx, s.ID)
-		if err != nil {
-			res.Unreadable = append(res.Unreadable, err.Error())
-			continue
-		}
-		sc := newScan(ctx, agentdb.Ref(dbPath, s.ID), opts)
-		if len(deliveries) > 0 {
-			sc.deliveries = deliveries
-		}
-		fs, n, err := sc.run(progress.Reader(tr, c))
-		tr.Close()
-		for _, f := range fs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		db.Close()
+		return err
+	}
+	for _, r := range out {
+		for _, f := range r.findings {
 			res.Findings = append(res.Findings, dbFinding(f))
 		}
-		res.Summary.Entries += n
-		if err != nil {
-			if ctx.Err() != nil {
-				db.Close()
-				return ctx.Err()
-			}
-			res.Unreadable = append(res.Unreadable, err.Error())
+		res.Summary.Entries += r.entries
+		if r.err != nil {
+			res.Unreadable = append(res.Unreadable, r.err.Error())
 			continue
 		}
-		res.Summary.Files++
+		if r.read {
+			res.Summary.Files++
+		}
 	}
 	if err := db.Close(); err != nil {
 		res.Unreadable = append(res.Unreadable, err.Error()) // changed while read: not a clean pass
