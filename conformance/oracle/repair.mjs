@@ -27,18 +27,7 @@ import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
-const RealDate = Date;
-class FixedDate extends RealDate {
-  constructor(...args) {
-    if (args.length === 0) super(fixedNow);
-    else super(...args);
-  }
-  static now() {
-    return fixedNow;
-  }
-}
-globalThis.Date = FixedDate;
+import { setNow } from "./clock.mjs";
 
 let uuidCounter = 0;
 crypto.randomUUID = () => `00000000-0000-4000-8000-${(++uuidCounter).toString(16).padStart(12, "0")}`;
@@ -55,7 +44,7 @@ let seq = 0;
 
 async function repairOne(req) {
   const data = Buffer.from(req.data, "base64");
-  fixedNow = typeof req.now === "number" ? req.now : fixedNow;
+  setNow(req.now);
   uuidCounter = 0;
   const file = join(work, `s${++seq}.jsonl`);
   await writeFile(file, data);

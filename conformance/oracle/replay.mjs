@@ -31,18 +31,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { writeAnswer } from "./environment.mjs";
 
-let fixedNow = Date.UTC(2026, 4, 5, 12, 0, 0);
-const RealDate = Date;
-class FixedDate extends RealDate {
-  constructor(...args) {
-    if (args.length === 0) super(fixedNow);
-    else super(...args);
-  }
-  static now() {
-    return fixedNow;
-  }
-}
-globalThis.Date = FixedDate;
+import { setNow } from "./clock.mjs";
 
 
 const { find, has, version } = await import("./chunks.mjs");
@@ -69,7 +58,7 @@ let seq = 0;
 
 async function replayOne(req) {
   const out = { id: req.id, release };
-  fixedNow = typeof req.now === "number" ? req.now : fixedNow;
+  setNow(req.now);
   const file = join(work, `s${++seq}.jsonl`);
   try {
     await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
