@@ -489,11 +489,11 @@ function start(D) {
     if (vis.length) select(L.order[vis[p]]);
   });
 
-  drawTimeline(D, path, timeline, tip, select);
+  const plot = drawTimeline(D, path, timeline, tip, select);
   redraw();
   showTab(D.findings.length ? 'findings' : 'file');
   ready({ select, setMode, rows: () => [...list.querySelectorAll('.row')].map(r => r.dataset.id || r.dataset.sent), data: D,
-    visibleCount: () => vis.length, scrollList: top => { list.scrollTop = top; vl.draw(); } });
+    visibleCount: () => vis.length, scrollList: top => { list.scrollTop = top; vl.draw(); }, timeline: plot });
 }
 
 // drawTimeline plots, along the active path, the context size (input + cache, a line) and the
@@ -511,7 +511,9 @@ function drawTimeline(D, path, box, tip, select) {
     if (e.c) marks.push([k, 'compaction', i]);
     if (fallbackAt.has(i)) marks.push([k, 'fallback', i]);
   });
-  if (!pts.length && !marks.length) { box.append(el('div', { class: 'note', style: 'padding:8px', text: 'no assistant turn with token usage on the active path: nothing to plot' })); return; }
+  // What the plot shows, for tests: the entries plotted as turns and the marks ([entry, kind]).
+  const model = { points: pts.map(p => p[0]), marks: marks.map(m => [m[2], m[1]]) };
+  if (!pts.length && !marks.length) { box.append(el('div', { class: 'note', style: 'padding:8px', text: 'no assistant turn with token usage on the active path: nothing to plot' })); return model; }
   const canvas = el('canvas', { id: 'timeline-canvas' });
   box.append(canvas, el('div', { class: 'legend', text: '— context (input+cache) ▮ output tokens per turn   ▲ error  ┆ compaction  ◆ fallback' }));
   const maxCtx = pts.reduce((m, p) => Math.max(m, p[1]), 1), maxOut = pts.reduce((m, p) => Math.max(m, p[2]), 1);
@@ -524,7 +526,9 @@ function drawTimeline(D, path, box, tip, select) {
     g.scale(dpr, dpr);
     const L = 54, R = 10, T = 14, B = 16, W = w - L - R, H = h - T - B;
     const x = k => L + (k / span) * W;
-    geo = { x, L, W, span };
+    // symbolY: the middle of a mark's symbol (errors at the foot, fallbacks at the head,
+    // compactions a full-height line).
+    geo = { x, L, W, H, span, symbolY: kind => kind === 'error' ? T + H - 4 : kind === 'fallback' ? T + 3 : T + H / 2 };
     g.fillStyle = '#66707a'; g.font = '10px sans-serif';
     g.fillText(fmtNum(maxCtx), 2, T + 8); g.fillText('0', 2, T + H);
     g.fillText('path position →', L, h - 3);
@@ -544,11 +548,19 @@ function drawTimeline(D, path, box, tip, select) {
       else { g.fillStyle = '#e07b00'; g.beginPath(); g.moveTo(px, T - 2); g.lineTo(px + 4, T + 3); g.lineTo(px, T + 8); g.lineTo(px - 4, T + 3); g.fill(); }
     }
   }
+  // nearest is what a click or hover at ev names: a mark whose symbol (8 px wide) is under
+  // the pointer first, since several path positions share a pixel column in a long session;
+  // else the nearest turn.
   function nearest(ev) {
-    const r = canvas.getBoundingClientRect();
-    const k = Math.round((ev.clientX - r.left - geo.L) / geo.W * geo.span);
-    let best = null, bd = Infinity;
-    for (const m of marks) { const d = Math.abs(m[0] - k); if (d < bd) { bd = d; best = [m[2], m[1]]; } }
+    const r = canvas.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
+    let best = null, bd = 4.5;
+    for (const m of marks) {
+      const d = Math.abs(geo.x(m[0]) - px);
+      if (d < bd && Math.abs(py - geo.symbolY(m[1])) <= (m[1] === 'compaction' ? geo.H / 2 + 4 : 7)) { bd = d; best = [m[2], m[1]]; }
+    }
+    if (best) return best;
+    const k = (px - geo.L) / geo.W * geo.span;
+    bd = Infinity;
     for (const p of pts) { const d = Math.abs(p[3] - k); if (d < bd) { bd = d; best = [p[0], 'turn']; } }
     return best;
   }
@@ -563,4 +575,8 @@ function drawTimeline(D, path, box, tip, select) {
   canvas.addEventListener('click', ev => { const b = nearest(ev); if (b) select(b[0]); });
   new ResizeObserver(draw).observe(box);
   draw();
+  // clientX gives the page x of an entry's path position on the plot (tests click there).
+  model.clientX = i => canvas.getBoundingClientRect().left + geo.x(path.indexOf(i));
+  model.clientY = kind => canvas.getBoundingClientRect().top + geo.symbolY(kind);
+  return model;
 }
