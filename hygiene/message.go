@@ -15,6 +15,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 )
 
 // Message is one pi-format message as a JSON object.
@@ -36,9 +38,11 @@ func (s *Step) note(format string, args ...any) {
 	s.Details = append(s.Details, fmt.Sprintf(format, args...))
 }
 
-// Decode decodes one JSON object as a Message, keeping numbers exact.
+// Decode decodes one JSON object as a Message, keeping numbers exact. Ill-formed UTF-8 becomes
+// U+FFFD as Node reads the file (one per maximal subpart, jsonobj.DecodeUTF8), not one per
+// byte as encoding/json would make it.
 func Decode(b []byte) (Message, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(jsonobj.DecodeUTF8(b)))
 	dec.UseNumber()
 	var m Message
 	if err := dec.Decode(&m); err != nil {

@@ -33,7 +33,16 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		st.Details = append(st.Details, w)
 	}
 	for _, e := range sc.Unusable {
-		ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: message is not an object (no message sent)", name, e.ID))
+		raw, ok, _ := session.GetField(e.Raw, "message")
+		if ok && string(raw) != "null" {
+			ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: message is not an object: OpenClaw sends it as it is (a provider refuses it)", name, e.ID))
+		}
+	}
+	if sc.Throws != "" {
+		ci.Throws = name + ": " + sc.Throws
+		ci.Warnings = append(ci.Warnings, ci.Throws)
+		st.Details = append(st.Details, ci.Throws+": nothing is sent")
+		return ci, nil, nil, st, nil
 	}
 
 	// Entries before the last compaction's kept region are only read by Recheck: they keep
@@ -65,12 +74,17 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		}
 		it := compaction.Item{ID: e.ID, Kind: e.Type, Timestamp: entryTime(e), FirstKeptID: e.FirstKeptEntryID, FromHook: e.FromHook}
 		var js []byte
+		decode := hygiene.Decode
 		if e.Raw == nil {
 			// a light stand-in for an entry pi never emits
 		} else if e.Type == session.TypeMessage {
 			raw, ok, _ := session.GetField(e.Raw, "message")
-			if ok && len(raw) > 0 && raw[0] == '{' {
+			switch {
+			case !ok || len(raw) == 0 || string(raw) == "null":
+			case raw[0] == '{':
 				js = raw
+			default: // a value pi holds as it is (session.ContextMessage.Value)
+				js, decode = raw, hygiene.DecodeValue
 			}
 		} else if e.Type == session.TypeCustomMessage || e.Type == session.TypeBranchSummary || e.Type == session.TypeCompaction {
 			if one := session.BuildContext([]*session.Entry{e}); len(one.Messages) == 1 {
@@ -78,7 +92,7 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 			}
 		}
 		if js != nil {
-			m, err := hygiene.Decode(js)
+			m, err := decode(js)
 			if err != nil {
 				ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: %v", name, e.ID, err))
 			} else {
@@ -125,8 +139,12 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 		ci.Roles[cm.Role]++
 		m := decoded[cm.Entry]
 		if m == nil {
+			decode := hygiene.Decode
+			if cm.Value {
+				decode = hygiene.DecodeValue
+			}
 			var err error
-			if m, err = hygiene.Decode(cm.JSON); err != nil {
+			if m, err = decode(cm.JSON); err != nil {
 				continue
 			}
 			decoded[cm.Entry] = m

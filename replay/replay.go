@@ -67,10 +67,13 @@ type ContextInfo struct {
 	ModelSnapshot  ModelSnapshot     `json:"model_snapshot"`
 	// OrphanUserLeaf: the leaf is a user message, which OpenClaw drops before the next prompt
 	// (spec transcript.md §7.1).
-	OrphanUserLeaf bool              `json:"orphan_user_leaf"`
-	Path           []compaction.Item `json:"-"`
-	Projected      []hygiene.Message `json:"-"` // context messages before convertToLlm
-	byEntry        map[*session.Entry]hygiene.Message
+	OrphanUserLeaf bool `json:"orphan_user_leaf"`
+	// Throws is set when pi's buildSessionContext throws on the path (session.Context.Throws):
+	// OpenClaw then sends nothing and decides no compaction.
+	Throws    string            `json:"throws,omitempty"`
+	Path      []compaction.Item `json:"-"`
+	Projected []hygiene.Message `json:"-"` // context messages before convertToLlm
+	byEntry   map[*session.Entry]hygiene.Message
 }
 
 // Tokens are the token figures of the replay.
@@ -84,16 +87,16 @@ type Tokens struct {
 
 // Result is a whole replay.
 type Result struct {
-	File       string            `json:"file"`
-	Provider   string            `json:"provider"`
-	Model      string            `json:"model"`
-	API        string            `json:"api"`
-	APIGuessed bool              `json:"api_guessed"`
-	Policy     hygiene.Policy    `json:"policy"`
-	Context    ContextInfo       `json:"context"`
-	Steps      []hygiene.Step    `json:"steps"`
-	Messages   []hygiene.Message `json:"messages"`
-	Refs       []string          `json:"-"` // where each sent message came from
+	File       string           `json:"file"`
+	Provider   string           `json:"provider"`
+	Model      string           `json:"model"`
+	API        string           `json:"api"`
+	APIGuessed bool             `json:"api_guessed"`
+	Policy     hygiene.Policy   `json:"policy"`
+	Context    ContextInfo      `json:"context"`
+	Steps      []hygiene.Step   `json:"steps"`
+	Messages   hygiene.Messages `json:"messages"`
+	Refs       []string         `json:"-"` // where each sent message came from
 	// OpenClaw is the release followed and why, when it is not the default (set by the caller:
 	// --openclaw-version or the state dir's openclaw.json).
 	OpenClaw *openclaw.Selection `json:"openclaw,omitempty"`
@@ -333,6 +336,13 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 			need = append(need, k)
 		}
 	}
+	// and a message entry before it with a null or absent message: pi's context throws on it
+	// wherever it is on the path (session.Context.Throws)
+	for k := 0; k < from; k++ {
+		if entries[k].Raw == nil && idx.Node(pathIdx[k]).NoMessage {
+			need = append(need, k)
+		}
+	}
 	if err := load(need); err != nil {
 		return nil, nil, err
 	}
@@ -416,6 +426,12 @@ func fromPath(ctx context.Context, path, custom []*session.Entry, fileEntries in
 		ctxStep.Details = append(ctxStep.Details, "OpenClaw would append a model-snapshot custom entry to the file ("+ms.Reason+"); replay does not")
 	}
 	res.Context = ci
+	if ci.Throws != "" {
+		res.Error = ci.Throws
+		res.Steps = []hygiene.Step{ctxStep}
+		res.Messages = hygiene.Messages{}
+		return res, nil
+	}
 	for i, m := range msgs {
 		m2 := make(hygiene.Message, len(m)+1)
 		for k, v := range m {

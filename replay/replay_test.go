@@ -270,3 +270,44 @@ func TestMigrationAndMissingHeader(t *testing.T) {
 		t.Errorf("headerless under 2026.4.24: %d messages, warnings %q", len(old.Messages), old.Context.Warnings)
 	}
 }
+
+// TestNullMessageThrows: a message entry whose message is null makes OpenClaw's
+// buildSessionContext throw, so nothing is sent and no compaction is decided; also when the
+// entry lies before the last compaction's kept region, which RunFile otherwise reads only as a
+// light stand-in (session.Node.NoMessage makes it read the entry in full).
+func TestNullMessageThrows(t *testing.T) {
+	// a1 (user), then the null message n, then a2 (kept), a compaction keeping a2, a4
+	src := strings.Replace(example, `{"type":"message","id":"a2","parentId":"a1"`,
+		`{"type":"message","id":"n","parentId":"a1","timestamp":"2026-05-01T08:00:02.000Z","message":null}`+"\n"+`{"type":"message","id":"a2","parentId":"n"`, 1)
+	if src == example {
+		t.Fatal("the example changed: no a2 entry")
+	}
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := replay.Options{Provider: "anthropic", Model: "claude-sonnet-4-5", NowMs: testNow}
+	fromFile, err := replay.RunFile(context.Background(), file, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, res := range map[string]*replay.Result{"Run": run(t, src, o), "RunFile": fromFile} {
+		if !strings.Contains(res.Error, "entry n: its message is null") || len(res.Messages) != 0 || res.Context.Throws == "" {
+			t.Errorf("%s: error %q, %d messages sent, throws %q", name, res.Error, len(res.Messages), res.Context.Throws)
+		}
+	}
+	// a string message instead is sent in its place
+	res := run(t, strings.Replace(src, `"message":null`, `"message":"hello"`, 1), replay.Options{})
+	if res.Error != "" {
+		t.Fatal(res.Error)
+	}
+	found := false
+	for _, m := range res.Messages {
+		if hygiene.Plain(m) == "hello" {
+			found = true
+		}
+	}
+	if found {
+		t.Error("the string message lies before the kept region (a2): it must not be sent")
+	}
+}

@@ -9,7 +9,10 @@ import (
 // entries of the known types with a non-empty string id are indexed; anything else (an unknown
 // type, no id) is kept in the file as an opaque row that the tree walks through (a child's
 // parentId naming an opaque row continues at that row's parent) but never puts on a path.
-// The leaf is the last indexed entry that is not a side append (appendMode "side"). Older
+// The leaf is the last indexed entry that is not a side append (appendMode "side"). Its
+// buildIndex also gives some entries a logical parent instead of their parentId: an entry
+// without a parentId member, and one (not a side append) whose parentId names the row just
+// appended when that row is opaque, hang under the leaf as it stood when they were read. Older
 // releases (pi's SessionManager) take the last entry of any type as the leaf and every entry
 // as a tree node.
 
@@ -23,6 +26,7 @@ var indexedTypes = map[string]bool{
 type treeNode struct {
 	typ, id, parent string // parent "" for null or absent
 	side            bool
+	noParentKey     bool // no parentId member at all
 }
 
 func (n treeNode) indexed() bool { return indexedTypes[n.typ] && n.id != "" }
@@ -32,16 +36,23 @@ func (n treeNode) indexed() bool { return indexedTypes[n.typ] && n.id != "" }
 func managerPath(nodes []treeNode, leafID string, r hygiene.Release) []int {
 	byID := map[string]int{}      // indexed entries, the last of an id wins
 	opaque := map[string]string{} // opaque row id -> its parent id
+	logical := map[string]int{}   // entry id -> the index of its logical parent, -1 for none
 	leaf := -1
+	appendParent := "" // the id of the row appended last ("" before any)
 	for i, n := range nodes {
 		switch {
 		case n.indexed():
+			if n.noParentKey || (!n.side && appendParent != "" && n.parent == appendParent && (leaf < 0 || nodes[leaf].id != appendParent)) {
+				logical[n.id] = leaf // never unset: a later entry of the same id keeps it, as in buildIndex
+			}
 			byID[n.id] = i
+			appendParent = n.id
 			if !n.side {
 				leaf = i
 			}
 		case n.id != "" && n.typ != session.TypeSession && n.typ != session.TypeLeaf:
 			opaque[n.id] = n.parent
+			appendParent = n.id
 		}
 	}
 	if leafID != "" {
@@ -65,6 +76,11 @@ func managerPath(nodes []treeNode, leafID string, r hygiene.Release) []int {
 		}
 		rev = append(rev, i)
 		cur = nodes[i].parent
+		if p, ok := logical[nodes[i].id]; ok {
+			if cur = ""; p >= 0 {
+				cur = nodes[p].id
+			}
+		}
 	}
 	out := make([]int, len(rev))
 	for k, i := range rev {
@@ -82,7 +98,7 @@ func indexNodes(idx *session.Index) []treeNode {
 	nodes := make([]treeNode, idx.Len())
 	for i := range nodes {
 		n := idx.Node(i)
-		nodes[i] = treeNode{typ: n.Type, id: n.ID, parent: n.ParentID, side: n.Side}
+		nodes[i] = treeNode{typ: n.Type, id: n.ID, parent: n.ParentID, side: n.Side, noParentKey: n.NoParentKey}
 	}
 	return nodes
 }
@@ -90,7 +106,8 @@ func indexNodes(idx *session.Index) []treeNode {
 func entryNodes(entries []*session.Entry) []treeNode {
 	nodes := make([]treeNode, len(entries))
 	for i, e := range entries {
-		nodes[i] = treeNode{typ: e.Type, id: e.ID, parent: e.Parent(), side: e.AppendMode == "side"}
+		_, hasParent, _ := session.GetField(e.Raw, "parentId")
+		nodes[i] = treeNode{typ: e.Type, id: e.ID, parent: e.Parent(), side: e.AppendMode == "side", noParentKey: e.Raw != nil && !hasParent}
 	}
 	return nodes
 }

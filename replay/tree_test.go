@@ -38,3 +38,53 @@ func TestManagerPath(t *testing.T) {
 		t.Error("usesManagerTree: only 2026.6.11 and the default have the indexed/opaque rules")
 	}
 }
+
+// TestManagerPathLogicalParents pins buildIndex's logical parents in 2026.6.11 (found by the
+// byte-level mutations of conformance/replaycheck: a swapped line before an unknown-type row, a
+// flipped byte in "parentId"): an entry without a parentId member, and one whose parentId names
+// the opaque row appended just before it, hang under the leaf as it stood when they were read.
+func TestManagerPathLogicalParents(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nodes []treeNode
+		want  []int
+	}{
+		{"no parentId member: under the leaf before it", []treeNode{
+			{typ: "session"},
+			{typ: "message", id: "a"},
+			{typ: "message", id: "b", parent: "a"},
+			{typ: "message", id: "c", noParentKey: true},
+		}, []int{1, 2, 3}},
+		{"parentId null is a root", []treeNode{
+			{typ: "session"},
+			{typ: "message", id: "a"},
+			{typ: "message", id: "b", parent: "a"},
+			{typ: "message", id: "c"},
+		}, []int{3}},
+		{"parent is the opaque row just appended: under the leaf, not through the row", []treeNode{
+			{typ: "session"},
+			{typ: "message", id: "a"},
+			{typ: "message", id: "r", parent: "b"}, // a child written before its parent
+			{typ: "message", id: "b", parent: "a"},
+			{typ: "mystery", id: "x", parent: "r"}, // opaque, appended after b
+			{typ: "message", id: "c", parent: "x"},
+		}, []int{1, 3, 5}},
+		{"an opaque row further back is walked through", []treeNode{
+			{typ: "session"},
+			{typ: "message", id: "a"},
+			{typ: "mystery", id: "x", parent: "a"},
+			{typ: "message", id: "b", parent: "a"},
+			{typ: "message", id: "c", parent: "x"},
+		}, []int{1, 4}},
+		{"parent is the side append just written: under the leaf", []treeNode{
+			{typ: "session"},
+			{typ: "message", id: "a"},
+			{typ: "custom", id: "s", parent: "a", side: true},
+			{typ: "message", id: "c", parent: "s"},
+		}, []int{1, 3}},
+	} {
+		if got := managerPath(tc.nodes, "", hygiene.Release20260611); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: path %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

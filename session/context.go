@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -32,8 +33,11 @@ type ModelRef struct {
 type ContextMessage struct {
 	Role    string
 	Entry   *Entry          // the entry it came from
-	Message *Message        // JSON decoded
+	Message *Message        // JSON decoded (nil for a Value)
 	JSON    json.RawMessage // the message exactly as pi would hold it (see BuildContext)
+	// Value: the entry's message is a string, number, boolean or array, not an object. pi
+	// holds it in the context as it is (its role is undefined) and OpenClaw sends it on.
+	Value bool
 }
 
 // Context is what pi's buildSessionContext returns for a path, plus what an auditor needs to
@@ -47,9 +51,14 @@ type Context struct {
 	// its firstKeptEntryId was not on the path before it, so nothing before it was kept.
 	Compaction     *Entry
 	FirstKeptFound bool
-	// Unusable lists message entries whose "message" is not an object: pi would throw on them,
-	// OpenClaw's file repair drops them; they produce no message here.
+	// Unusable lists message entries whose "message" is not an object: null or absent ones
+	// make pi throw (Throws), the others are held as Values. OpenClaw 2026.6.11's file repair
+	// drops them all.
 	Unusable []*Entry
+	// Throws is set when pi's buildSessionContext throws on the path instead of returning a
+	// context: it reads message.role of every message entry, so one whose message is null or
+	// absent is a TypeError. The fields above are then what an auditor can still tell.
+	Throws string
 }
 
 // BuildContext builds the session context of an active path (root first, as Index.Path or
@@ -76,6 +85,9 @@ func BuildContext(path []*Entry) Context {
 		case TypeModelChange:
 			ctx.Model = &ModelRef{Provider: e.Provider, ModelID: e.ModelID}
 		case TypeMessage:
+			if what, ok := messageThrows(e); ok && ctx.Throws == "" {
+				ctx.Throws = fmt.Sprintf("entry %s: its message is %s: pi's buildSessionContext reads message.role and throws (TypeError: Cannot read properties of %s (reading 'role'))", e.ID, what, what)
+			}
 			if e.Message != nil && e.Message.Role == RoleAssistant {
 				ctx.Model = &ModelRef{Provider: e.Message.Provider, ModelID: e.Message.Model}
 			}
@@ -159,6 +171,23 @@ func (ctx *Context) add(role string, e *Entry, js []byte) {
 	ctx.Messages = append(ctx.Messages, ContextMessage{Role: role, Entry: e, Message: m, JSON: js})
 }
 
+// messageThrows says whether e is a message entry whose message pi cannot read the role of:
+// "null" or "undefined" (absent). A light stand-in (no Raw) says nothing: readers load such
+// entries in full (Node.NoMessage).
+func messageThrows(e *Entry) (string, bool) {
+	if e.Type != TypeMessage || e.Raw == nil {
+		return "", false
+	}
+	raw, ok, _ := GetField(e.Raw, "message")
+	switch {
+	case !ok:
+		return "undefined", true
+	case string(raw) == "null":
+		return "null", true
+	}
+	return "", false
+}
+
 // appendEntry is pi's appendMessage closure inside buildSessionContext.
 func (ctx *Context) appendEntry(e *Entry) {
 	switch e.Type {
@@ -166,6 +195,9 @@ func (ctx *Context) appendEntry(e *Entry) {
 		raw, ok, _ := GetField(e.Raw, "message")
 		if !ok || len(raw) == 0 || raw[0] != '{' || e.Message == nil {
 			ctx.Unusable = append(ctx.Unusable, e)
+			if _, throws := messageThrows(e); ok && len(raw) > 0 && !throws {
+				ctx.Messages = append(ctx.Messages, ContextMessage{Entry: e, JSON: raw, Value: true})
+			}
 			return
 		}
 		ctx.Messages = append(ctx.Messages, ContextMessage{Role: e.Message.Role, Entry: e, Message: e.Message, JSON: raw})

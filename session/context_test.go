@@ -164,3 +164,51 @@ func TestBuildContextFirstKeptMissing(t *testing.T) {
 		t.Errorf("got %+v firstKeptFound=%v", got, ctx.FirstKeptFound)
 	}
 }
+
+// TestBuildContextMessageValues pins what pi's buildSessionContext does with a message entry
+// whose "message" is not an object (checked against OpenClaw 2026.3.13, 2026.4.24 and
+// 2026.6.11: conformance/replaycheck, the matrix's null-role block): a string, number, boolean
+// or array is held as it is, in its place; null or an absent message makes it throw, wherever
+// the entry is on the path, because it reads message.role of every message entry.
+func TestBuildContextMessageValues(t *testing.T) {
+	const head = `{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"
+	for _, tc := range []struct {
+		name, line string
+		values     []string // the context's messages after u
+		throws     string   // a part of Throws, "" for none
+	}{
+		{"string", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":"hello"}`, []string{`"hello"`}, ""},
+		{"number", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":5}`, []string{`5`}, ""},
+		{"array", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":[]}`, []string{`[]`}, ""},
+		{"boolean", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":true}`, []string{`true`}, ""},
+		{"empty object is a message", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":{}}`, []string{`{}`}, ""},
+		{"null", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":null}`, nil, "entry v: its message is null"},
+		{"absent", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z"}`, nil, "entry v: its message is undefined"},
+		{"null before a compaction's kept region still throws", `{"type":"message","id":"v","parentId":"u","timestamp":"2026-01-01T00:00:01Z","message":null}
+{"type":"message","id":"k","parentId":"v","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"kept","timestamp":2}}
+{"type":"compaction","id":"c","parentId":"k","timestamp":"2026-01-01T00:00:03Z","summary":"s","firstKeptEntryId":"k","tokensBefore":1}`, nil, "entry v: its message is null"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := session.BuildContextFrom(decodeAll(t, head+tc.line), nil)
+			if tc.throws != "" {
+				if !strings.Contains(ctx.Throws, tc.throws) {
+					t.Fatalf("Throws = %q, want it to name %q", ctx.Throws, tc.throws)
+				}
+				return
+			}
+			if ctx.Throws != "" {
+				t.Fatalf("Throws = %q, want none", ctx.Throws)
+			}
+			var got []string
+			for _, m := range ctx.Messages[1:] {
+				got = append(got, string(m.JSON))
+				if m.Value != (m.Message == nil) || (m.Value && m.Role != "") {
+					t.Errorf("%s: Value %v, Message %v, Role %q", m.JSON, m.Value, m.Message, m.Role)
+				}
+			}
+			if diff := cmp.Diff(tc.values, got); diff != "" {
+				t.Errorf("messages after u (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -51,7 +51,13 @@ type Node struct {
 	Type     string // the entry type ("" when missing or not a string)
 	Role     string // message.role for message entries
 	Side     bool   // appendMode is "side"
-	InCycle  bool   // the entry is on a parentId cycle
+	// NoMessage: a message entry whose "message" is null or absent. pi's buildSessionContext
+	// reads message.role of every message entry on the path, so such an entry makes it throw.
+	NoMessage bool
+	// NoParentKey: the entry has no parentId member at all (not even null). OpenClaw
+	// 2026.6.11's SessionManager then takes the entry before it as its parent.
+	NoParentKey bool
+	InCycle     bool // the entry is on a parentId cycle
 }
 
 // Parent values of a Node that has no resolved parent.
@@ -85,6 +91,11 @@ const (
 	flagCycle
 	flagDupID      // the id is held by several entries
 	flagParentPrev // parentId equals the previous entry's id (not stored again in the arena)
+	flagNoMessage  // a message entry whose message is null or absent (pi's context throws on it)
+)
+
+const (
+	flag2NoParentKey uint8 = 1 << iota // the entry has no parentId member at all
 )
 
 // node is the compact per-entry record: about 48 bytes plus the id bytes in the arena.
@@ -100,6 +111,7 @@ type node struct {
 	typ    uint8
 	role   uint8
 	flags  uint8
+	flags2 uint8 // flag2*: fits in the padding, costs nothing
 }
 
 // nodeList stores nodes in fixed-size chunks: growing it never copies what is there, so the
@@ -242,6 +254,8 @@ type lineFields struct {
 	hasID, hasParent, badParent, hasTyp bool
 	hasTarget, hasAppendParent          bool
 	targetNull, appendParentNull        bool
+	hasMessage, messageNull             bool
+	hasParentKey                        bool
 }
 
 func readFields(b []byte) (lineFields, error) {
@@ -262,6 +276,7 @@ func readFields(b []byte) (lineFields, error) {
 		case "id":
 			f.id, f.hasID = jsonobj.Unquote(v)
 		case "parentId":
+			f.hasParentKey = true
 			f.parent, f.hasParent = jsonobj.Unquote(v)
 			f.badParent = !f.hasParent && string(v) != "null"
 		case "appendMode":
@@ -275,6 +290,7 @@ func readFields(b []byte) (lineFields, error) {
 			f.appendParentNull = string(v) == "null"
 		case "message":
 			f.role = nil
+			f.hasMessage, f.messageNull = true, string(v) == "null"
 			if len(v) > 0 && v[0] == '{' {
 				if rv, ok, _ := lookup(v, 0, "role"); ok {
 					f.role, _ = jsonobj.Unquote(v[rv.start:rv.end])
@@ -344,6 +360,9 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 	if f.role != nil {
 		nd.role = intern(&x.roles, string(f.role))
 	}
+	if f.hasTyp && string(f.typ) == TypeMessage && (!f.hasMessage || f.messageNull) {
+		nd.flags |= flagNoMessage
+	}
 	var err2 error
 	if f.hasID {
 		nd.flags |= flagHasID
@@ -359,6 +378,9 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 	}
 	if f.badParent {
 		nd.flags |= flagBadParent
+	}
+	if !f.hasParentKey {
+		nd.flags2 |= flag2NoParentKey
 	}
 	if string(f.appendMode) == "side" {
 		nd.flags |= flagSide
@@ -564,7 +586,8 @@ func (x *Index) Node(i int) Node {
 		Index: i, Line: nd.line, Offset: nd.offset, Size: int64(nd.size),
 		HasID: nd.flags&flagHasID != 0, Parent: int(nd.parent),
 		Type: lookupName(x.types, nd.typ), Role: lookupName(x.roles, nd.role),
-		Side: nd.flags&flagSide != 0, InCycle: nd.flags&flagCycle != 0,
+		Side: nd.flags&flagSide != 0, InCycle: nd.flags&flagCycle != 0, NoMessage: nd.flags&flagNoMessage != 0,
+		NoParentKey: nd.flags2&flag2NoParentKey != 0,
 	}
 	if n.HasID {
 		n.ID = string(x.idOf(int32(i)))

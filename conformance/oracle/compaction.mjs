@@ -95,7 +95,7 @@ async function trigger(sm, messages, settings, req) {
   const check = AgentSession.prototype.checkCompaction ?? AgentSession.prototype._checkCompaction;
   let last;
   for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role === "assistant") {
+    if (messages[i]?.role === "assistant") {
       last = messages[i];
       break;
     }

@@ -96,6 +96,10 @@ type Prepared struct {
 // OursCompaction renders our plan in the oracle's shape.
 func OursCompaction(res *replay.Result) CompactionAnswer {
 	var a CompactionAnswer
+	if res.Context.Throws != "" {
+		a.Error = res.Context.Throws // pi's buildSessionContext throws before anything is decided
+		return a
+	}
 	p := res.Compaction
 	a.Settings.ReserveTokens = p.Trigger.ReserveTokens
 	a.Settings.KeepRecentTokens = p.KeepRecentTokens

@@ -52,8 +52,8 @@ func CompareReplay(want ReplayAnswer, got *replay.Result) Verdict {
 		return Verdict{Diff: "oracle answer has no messages: " + err.Error()}
 	}
 	ours := make([]any, len(got.Messages))
-	for i, m := range hygiene.Strip(got.Messages) {
-		ours[i] = map[string]any(m)
+	for i, m := range got.Messages {
+		ours[i] = hygiene.Plain(m)
 	}
 	v := Verdict{}
 	for range 50 {
@@ -185,8 +185,8 @@ func OursDigest(res *replay.Result) (digest, shape string) {
 		return "throws", "-"
 	}
 	msgs := make([]any, len(res.Messages))
-	for i, m := range hygiene.Strip(res.Messages) {
-		msgs[i] = map[string]any(m)
+	for i, m := range res.Messages {
+		msgs[i] = hygiene.Plain(m)
 	}
 	return Digest(msgs), Shape(msgs)
 }

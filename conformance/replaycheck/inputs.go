@@ -1,6 +1,7 @@
 package replaycheck
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -8,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/conformance/harness"
+	"github.com/clawdoctor/clawdoctor/conformance/mutate"
 	"github.com/clawdoctor/clawdoctor/fixtures"
 )
 
@@ -84,6 +87,49 @@ func GeneratedInputs(seed uint64, n int) []Input {
 	return out
 }
 
+// MatrixInputs are rounds of the repair part's provider × block matrix of seed (mutate.Matrix:
+// ten providers and apis, fourteen content kinds, among them role-less and odd messages, bad
+// images and second headers), keyed matrix/<seed>/<provider>/<block>/<round>.
+func MatrixInputs(seed uint64, rounds int) []Input {
+	var out []Input
+	for _, b := range mutate.Matrix(seed, rounds) {
+		out = append(out, Input{Key: fmt.Sprintf("matrix/%d/%s", seed, b.Name), Data: b.Data})
+	}
+	return out
+}
+
+// MutationInputs are mutations 0..n-1 of seed of the repair part's bases (the fixtures, a
+// state dir per fault kind and one matrix round: harness.Collect), keyed mutation/<seed>/<i>:
+// byte flips, truncations, torn, glued, NUL, BOM, CRLF and invalid UTF-8 lines, deleted,
+// duplicated and swapped lines and spliced blocks, which OpenClaw's SessionManager must skip
+// or read as ours does before the replay pipeline sees them. With corpus, they are mutations of
+// the corpus transcripts instead (corpus-mutation/<seed>/<i>; real data, never quoted).
+func MutationInputs(ctx context.Context, seed uint64, n int, corpus bool) ([]Input, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	sets := harness.Sets{Seed: seed, Mutations: n}
+	set := "mutation"
+	if corpus {
+		sets = harness.Sets{Seed: seed, CorpusMutations: n}
+		set = "corpus-mutation"
+	}
+	ins, err := harness.Collect(ctx, sets)
+	if err != nil {
+		return nil, err
+	}
+	var out []Input
+	for _, in := range ins {
+		if in.Set == set {
+			out = append(out, Input{Key: set + "/" + in.Name, Data: in.Data})
+		}
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("%s: made %d of %d", set, len(out), n)
+	}
+	return out, nil
+}
+
 // PathInputs are the transcripts given on the command line: files, or the transcripts under a
 // directory (harness.TranscriptsUnder), keyed by their path (white space as _, so a key stays
 // one field). A path that does not exist is an error.
@@ -141,6 +187,38 @@ func ResolveInputs(lines []GoldenLine) (map[string]Input, error) {
 		return nil, err
 	}
 	m := InputsByKey(corpus, fx, ReusedInputs())
+	// Mutations and the matrix are made again from their seed: the largest index (round) of
+	// each seed says how many.
+	muts, rounds := map[uint64]int{}, map[uint64]int{}
+	for _, g := range lines {
+		var seed uint64
+		var i int
+		if n, _ := fmt.Sscanf(g.Input, "mutation/%d/%d", &seed, &i); n == 2 && i+1 > muts[seed] {
+			muts[seed] = i + 1
+		}
+		// matrix/<seed>/<provider>/<block>/<round>
+		if parts := strings.Split(g.Input, "/"); parts[0] == "matrix" && len(parts) == 5 {
+			seed, err1 := strconv.ParseUint(parts[1], 10, 64)
+			round, err2 := strconv.Atoi(parts[4])
+			if err1 == nil && err2 == nil && round+1 > rounds[seed] {
+				rounds[seed] = round + 1
+			}
+		}
+	}
+	for seed, n := range rounds {
+		for _, in := range MatrixInputs(seed, n) {
+			m[in.Key] = in
+		}
+	}
+	for seed, n := range muts {
+		ms, err := MutationInputs(context.Background(), seed, n, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range ms {
+			m[in.Key] = in
+		}
+	}
 	for _, g := range lines {
 		var seed uint64
 		var i int

@@ -12,13 +12,19 @@ import (
 )
 
 // The golden input sets: every corpus transcript (recorded by digest and shape only), every
-// fixture, the reused-id probes and the first GoldenGenerated transcripts of seed 1.
-const GoldenGenerated = 100
+// fixture, the reused-id probes, the first GoldenGenerated transcripts of seed 1 and its first
+// GoldenMutations mutations.
+const (
+	GoldenGenerated = 100
+	GoldenMutations = 100
+	GoldenMatrix    = 1 // rounds
+)
 
 // Main is the command line of the live comparisons (conformance/cmd/replay and
 // conformance/cmd/compaction; scripts/conformance.sh replay|compaction runs them):
 //
-//	replay|compaction [--release R] [--seed N] [--generated N] [--sets LIST] [--jobs N]
+//	replay|compaction [--release R] [--seed N] [--generated N] [--mutations N]
+//	                  [--corpus-mutations N] [--sets LIST] [--jobs N]
 //	                  [--golden] [--all=false] [PATH...]
 //	replay --reused [--golden]
 //	replay --retry [--golden]
@@ -36,7 +42,10 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(release, "openclaw-version", DefaultRelease, "same as --release")
 	seed := fs.Uint64("seed", 1, "seed of the generated transcripts")
 	generated := fs.Int("generated", 10000, "number of generated transcripts")
-	sets := fs.String("sets", "corpus,fixtures,reused,generated", "input sets (corpus, fixtures, reused, generated)")
+	matrix := fs.Int("matrix", 2, "rounds of the provider × block matrix (the matrix set)")
+	mutations := fs.Int("mutations", 10000, "number of seeded byte-level mutations (the mutations set)")
+	corpusMutations := fs.Int("corpus-mutations", 2000, "number of seeded mutations of the corpus transcripts (the corpus-mutations set)")
+	sets := fs.String("sets", "corpus,fixtures,reused,generated", "input sets (corpus, fixtures, reused, generated, matrix, mutations, corpus-mutations)")
 	jobs := fs.Int("jobs", 2, "oracle processes")
 	golden := fs.Bool("golden", false, "run the golden input sets and rewrite the offline golden from the oracle's answers")
 	all := fs.Bool("all", true, "print equal comparisons too")
@@ -70,9 +79,9 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 		inputs, err = PathInputs(fs.Args())
 	case *golden:
 		*seed = 1
-		inputs, err = collect("corpus,fixtures,reused,generated", 1, GoldenGenerated)
+		inputs, err = collect(ctx, "corpus,fixtures,reused,generated,matrix,mutations", 1, counts{GoldenGenerated, GoldenMatrix, GoldenMutations, 0})
 	default:
-		inputs, err = collect(*sets, *seed, *generated)
+		inputs, err = collect(ctx, *sets, *seed, counts{*generated, *matrix, *mutations, *corpusMutations})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", engine, err)
@@ -120,11 +129,15 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// counts are the sizes of the made input sets.
+type counts struct{ generated, matrix, mutations, corpusMutations int }
+
 // collect gathers the named input sets, in a stable order.
-func collect(sets string, seed uint64, generated int) ([]Input, error) {
+func collect(ctx context.Context, sets string, seed uint64, n counts) ([]Input, error) {
 	var in []Input
 	for _, s := range strings.Split(sets, ",") {
-		switch strings.TrimSpace(s) {
+		s = strings.TrimSpace(s)
+		switch s {
 		case "corpus":
 			c, err := CorpusInputs()
 			if err != nil {
@@ -140,10 +153,23 @@ func collect(sets string, seed uint64, generated int) ([]Input, error) {
 		case "reused":
 			in = append(in, ReusedInputs()...)
 		case "generated":
-			in = append(in, GeneratedInputs(seed, generated)...)
+			in = append(in, GeneratedInputs(seed, n.generated)...)
+		case "matrix":
+			in = append(in, MatrixInputs(seed, n.matrix)...)
+		case "mutations", "corpus-mutations":
+			corpus := s == "corpus-mutations"
+			k := n.mutations
+			if corpus {
+				k = n.corpusMutations
+			}
+			m, err := MutationInputs(ctx, seed, k, corpus)
+			if err != nil {
+				return nil, err
+			}
+			in = append(in, m...)
 		case "":
 		default:
-			return nil, fmt.Errorf("unknown input set %q (corpus, fixtures, reused, generated)", s)
+			return nil, fmt.Errorf("unknown input set %q (corpus, fixtures, reused, generated, matrix, mutations, corpus-mutations)", s)
 		}
 	}
 	return in, nil
