@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/clawdoctor/clawdoctor/session"
 )
 
 // Image limits of sanitizeSessionMessagesImages (src/agents/image-sanitization.ts).
@@ -334,6 +336,25 @@ func canonicalBase64(s string) string {
 	return out
 }
 
+// canonicalBase64Classic is 2026.3.13's canonicalizeBase64: every JavaScript white space
+// (/\s+/g) removed, then valid only as /^[A-Za-z0-9+/]+={0,2}$/ with a length that is a
+// multiple of 4. Unlike the later one it does not skip other control characters (a NUL inside
+// makes the payload invalid).
+func canonicalBase64Classic(s string) string {
+	out := strings.Map(func(r rune) rune {
+		if session.IsJSSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if out == "" || len(out)%4 != 0 || !base64CharsRE.MatchString(out) {
+		return ""
+	}
+	return out
+}
+
+var base64CharsRE = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+
 func inferMimeFromBase64(s string) string {
 	s = jsTrim(s)
 	switch {
@@ -375,6 +396,9 @@ func sanitizeImageBlocks(bl []any, ref string, io ImageOptions, r Release, st *S
 			continue
 		}
 		canon := canonicalBase64(data)
+		if !r.atLeast(Release20260424) {
+			canon = canonicalBase64Classic(data)
+		}
 		if canon == "" {
 			out = append(out, textBlock(fmt.Sprintf("[%s] omitted image payload: invalid base64", imageLabel)))
 			st.note("%s: image with invalid base64 replaced by a note", ref)
@@ -389,6 +413,11 @@ func sanitizeImageBlocks(bl []any, ref string, io ImageOptions, r Release, st *S
 		if !known || len(raw) > io.MaxBytes || w > io.MaxDimension || h > io.MaxDimension || float64(w)*float64(h) > maxImagePixels {
 			st.Details = append(st.Details, fmt.Sprintf("%s: image (%s) over the limits (%d bytes, %dx%d; max %d bytes, %d px): OpenClaw re-encodes it as JPEG, kept as it is",
 				ref, mime, len(raw), w, h, io.MaxBytes, io.MaxDimension))
+		} else if !r.atLeast(Release20260424) {
+			if err := ImageDecodeError(b); err != nil {
+				st.Details = append(st.Details, fmt.Sprintf("%s: image (%s) does not decode (%v): OpenClaw 2026.3.13 reads every image with libvips and replaces one it cannot read by an %q note naming libvips' error; kept as it is",
+					ref, mime, err, "["+imageLabel+"] omitted image payload: Error: …"))
+			}
 		}
 		if canon == b["data"] && mime == b["mimeType"] {
 			out = append(out, v)

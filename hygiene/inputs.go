@@ -10,10 +10,12 @@ import (
 const RedactedAttachment = "__OPENCLAW_REDACTED__"
 
 var (
-	toolNameRE       = regexp.MustCompile(`^[A-Za-z0-9_:.-]+$`) // 2026.6.11
-	toolNameClassic  = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)   // up to 2026.4.24
-	rawToolCallTypes = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true,
-		"tool_call": true, "tool_use": true, "function_call": true}
+	toolNameRE      = regexp.MustCompile(`^[A-Za-z0-9_:.-]+$`) // 2026.6.11
+	toolNameClassic = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)   // up to 2026.4.24
+	// rawToolCallTypes are the block types isRawToolCallBlock knows; 2026.6.11 added the
+	// snake_case ones (before, a tool_use block passes repairToolCallInputs untouched).
+	rawToolCallTypes        = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true, "tool_call": true, "tool_use": true, "function_call": true}
+	rawToolCallTypesClassic = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true}
 )
 
 // allowList is normalizeAllowedToolNames: nil for no (or an empty) allow-list.
@@ -47,12 +49,16 @@ func allowedToolName(v any, allowed map[string]bool, r Release) bool {
 	return allowed == nil || allowed[strings.ToLower(t)]
 }
 
-func rawToolCall(v any) (map[string]any, bool) {
+// rawToolCall is isRawToolCallBlock of release r.
+func rawToolCall(v any, r Release) (map[string]any, bool) {
 	b, ok := v.(map[string]any)
 	if !ok {
 		return nil, false
 	}
 	t, _ := b["type"].(string)
+	if !r.atLeast(Release20260611) {
+		return b, rawToolCallTypesClassic[t]
+	}
 	return b, rawToolCallTypes[t]
 }
 
@@ -96,7 +102,7 @@ func replaySafeThinkingTurn(content []any, allowed map[string]bool, r Release) b
 	saw := false
 	seen := map[string]bool{}
 	for _, v := range content {
-		b, ok := rawToolCall(v)
+		b, ok := rawToolCall(v, r)
 		if !ok {
 			continue
 		}
@@ -137,7 +143,7 @@ func SanitizeToolCallInputs(msgs []Message, allowedNames []string, providerThink
 			out = append(out, m)
 			continue
 		}
-		if providerThinking && r.atLeast(Release20260424) && hasThinkingBlock(c) && countRawToolCalls(c) > 0 {
+		if providerThinking && r.atLeast(Release20260424) && hasThinkingBlock(c) && countRawToolCalls(c, r) > 0 {
 			calls := ToolCalls(m)
 			follow := collectFollowingResults(msgs, index)
 			keep := replaySafeThinkingTurn(c, allowed, r)
@@ -146,7 +152,7 @@ func SanitizeToolCallInputs(msgs []Message, allowedNames []string, providerThink
 					keep = false
 				}
 				if r.atLeast(Release20260611) {
-					if hasSpawnAttachments(c) && !follow.ids[tc.ID] {
+					if hasSpawnAttachments(c, r) && !follow.ids[tc.ID] {
 						keep = false
 					}
 					if follow.displaced && prior[tc.ID] {
@@ -167,7 +173,7 @@ func SanitizeToolCallInputs(msgs []Message, allowedNames []string, providerThink
 		var next []any
 		dropped, changed := 0, false
 		for _, v := range c {
-			b, isCall := rawToolCall(v)
+			b, isCall := rawToolCall(v, r)
 			if isCall && (!hasToolCallInput(b) || !hasToolCallID(b, r) || !allowedToolName(b["name"], allowed, r)) {
 				dropped++
 				st.note("%s: invalid %s %q dropped (no input, id or valid name)", Ref(m), b["type"], str(b["id"]))
@@ -224,10 +230,10 @@ func SanitizeToolCallInputs(msgs []Message, allowedNames []string, providerThink
 	return out, st
 }
 
-func countRawToolCalls(c []any) int {
+func countRawToolCalls(c []any, r Release) int {
 	n := 0
 	for _, v := range c {
-		if _, ok := rawToolCall(v); ok {
+		if _, ok := rawToolCall(v, r); ok {
 			n++
 		}
 	}
@@ -235,9 +241,9 @@ func countRawToolCalls(c []any) int {
 }
 
 // hasSpawnAttachments is hasSessionsSpawnAttachmentToolCall.
-func hasSpawnAttachments(c []any) bool {
+func hasSpawnAttachments(c []any, r Release) bool {
 	for _, v := range c {
-		b, ok := rawToolCall(v)
+		b, ok := rawToolCall(v, r)
 		if !ok || b["name"] != "sessions_spawn" {
 			continue
 		}

@@ -115,7 +115,7 @@ func ValidateAnthropicTurns(msgs []Message, r Release) ([]Message, Step) {
 		msgs = mergeTurns(msgs, "assistant", mergeAssistants, &st)
 	}
 	if r.atLeast(Release20260424) {
-		msgs = stripDanglingToolUses(msgs, &st)
+		msgs = stripDanglingToolUses(msgs, r, &st)
 	} else {
 		msgs = stripDanglingToolUsesClassic(msgs, &st)
 	}
@@ -143,7 +143,7 @@ func matchName(rec map[string]any) string {
 // futureResults collects, for the messages after index up to the next assistant, the result
 // ids any form of tool result answers (collectFutureToolResultIds) and the trusted ones with
 // their tool names (collectFutureToolResultMatches).
-func futureResults(msgs []Message, index int) (ids map[string]bool, trusted map[string]map[string]bool) {
+func futureResults(msgs []Message, index int, r Release) (ids map[string]bool, trusted map[string]map[string]bool) {
 	ids, trusted = map[string]bool{}, map[string]map[string]bool{}
 	addTrusted := func(list []string, name string) {
 		for _, id := range list {
@@ -164,11 +164,11 @@ func futureResults(msgs []Message, index int) (ids map[string]bool, trusted map[
 		}
 		switch Role(m) {
 		case "toolResult":
-			if id := resultID(m, DefaultRelease); id != "" {
+			if id := resultID(m, r); id != "" {
 				ids[id] = true
 			}
 			list := toolResultMatchIDs(m)
-			if id := resultID(m, DefaultRelease); id != "" {
+			if id := resultID(m, r); id != "" {
 				list = append(list, id)
 			}
 			addTrusted(list, matchName(m))
@@ -200,7 +200,7 @@ func omittedCalls(m Message) []any {
 // tool result before the next assistant answers are removed; an assistant with thinking keeps
 // all its blocks only if every call is answered (by a result naming the same tool), else its
 // content becomes "[tool calls omitted]" (nothing for a failed turn).
-func stripDanglingToolUses(msgs []Message, st *Step) []Message {
+func stripDanglingToolUses(msgs []Message, r Release, st *Step) []Message {
 	out := make([]Message, 0, len(msgs))
 	for i, m := range msgs {
 		c := arrayOrEmpty(m["content"])
@@ -208,7 +208,7 @@ func stripDanglingToolUses(msgs []Message, st *Step) []Message {
 			out = append(out, m)
 			continue
 		}
-		ids, trusted := futureResults(msgs, i)
+		ids, trusted := futureResults(msgs, i, r)
 		if hasThinkingBlock(c) {
 			ok := true
 			for _, v := range c {

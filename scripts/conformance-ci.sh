@@ -23,6 +23,10 @@ for engine in replay compaction; do
 		scripts/conformance.sh "$engine" --release "$r" --seed 202 --generated 30 --sets fixtures,reused,generated --all=false || rc=1
 	done
 done
+# the repair part's matrix and byte-level mutations through replay and compaction (seed 203)
+for engine in replay compaction; do
+	scripts/conformance.sh "$engine" --release 2026.6.11 --seed 203 --sets matrix,mutations --matrix 1 --mutations 150 --all=false || rc=1
+done
 scripts/conformance.sh replay --reused || rc=1
 scripts/conformance.sh replay --retry || rc=1
 # fixtures: generated state dirs accepted by the real 2026.6.11 (all releases: run the test

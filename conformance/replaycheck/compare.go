@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,12 +34,20 @@ type Verdict struct {
 // keeps them and reports them (hygiene.TestOverLimitImagesKept pins it).
 const DeliberateImage = "image over the limits kept, not re-encoded"
 
+// DeliberateUndecodable is the other: OpenClaw 2026.3.13 reads every image with libvips and
+// replaces one it cannot read by "[session:history] omitted image payload: Error: <libvips'
+// error>", a text that cannot be reproduced; replay keeps the image and its images step says
+// so (hygiene.ImageDecodeError). Set aside only where Go's full decode of our block fails too.
+const DeliberateUndecodable = "image libvips cannot read kept (2026.3.13), not replaced by its error text"
+
+const libvipsNote = "[session:history] omitted image payload: Error: "
+
 var imagePath = regexp.MustCompile(`^\[(\d+)\]\.content\[(\d+)\](?:\.|:|$)`)
 
 // CompareReplay compares an oracle answer with our result: both failing (the OpenAI Responses
 // invariant) is equal; otherwise the sent messages must be equal as JSON, except for
 // deliberate differences.
-func CompareReplay(want ReplayAnswer, got *replay.Result) Verdict {
+func CompareReplay(want ReplayAnswer, got *replay.Result, release string) Verdict {
 	switch {
 	case want.Error != "" && got.Error != "":
 		return Verdict{Equal: true}
@@ -62,12 +71,13 @@ func CompareReplay(want ReplayAnswer, got *replay.Result) Verdict {
 			v.Equal = true
 			return v
 		}
-		if !setAsideImage(d, oracle, ours) {
+		kind := setAsideImage(d, oracle, ours, release)
+		if kind == "" {
 			v.Diff = d
 			return v
 		}
-		if len(v.Deliberate) == 0 {
-			v.Deliberate = append(v.Deliberate, DeliberateImage)
+		if !slices.Contains(v.Deliberate, kind) {
+			v.Deliberate = append(v.Deliberate, kind)
 		}
 	}
 	v.Diff = "too many differences"
@@ -75,27 +85,38 @@ func CompareReplay(want ReplayAnswer, got *replay.Result) Verdict {
 }
 
 // setAsideImage copies the oracle's block into ours when the first difference is inside an
-// image block of ours that OpenClaw re-encodes.
-func setAsideImage(diff string, oracle, ours []any) bool {
+// image block of ours that OpenClaw re-encodes (or, in 2026.3.13, replaces by libvips' error),
+// and says which deliberate difference it was ("" when it was none).
+func setAsideImage(diff string, oracle, ours []any, release string) string {
 	m := imagePath.FindStringSubmatch(diff)
 	if m == nil {
-		return false
+		return ""
 	}
 	i, _ := strconv.Atoi(m[1])
 	j, _ := strconv.Atoi(m[2])
 	om, ok1 := at(oracle, i)
 	um, ok2 := at(ours, i)
 	if !ok1 || !ok2 {
-		return false
+		return ""
 	}
 	oc, _ := om["content"].([]any)
 	uc, _ := um["content"].([]any)
 	if j >= len(oc) || j >= len(uc) {
-		return false
+		return ""
 	}
 	ub, ok := uc[j].(map[string]any)
-	if !ok || ub["type"] != "image" || !hygiene.ImageOverLimits(ub) {
-		return false
+	if !ok || ub["type"] != "image" {
+		return ""
+	}
+	ob, _ := oc[j].(map[string]any)
+	var kind string
+	switch {
+	case release == "2026.3.13" && ob["type"] == "text" && strings.HasPrefix(str(ob["text"]), libvipsNote) && hygiene.ImageDecodeError(ub) != nil:
+		kind = DeliberateUndecodable
+	case hygiene.ImageOverLimits(ub):
+		kind = DeliberateImage
+	default:
+		return ""
 	}
 	nc := append([]any(nil), uc...)
 	nc[j] = oc[j]
@@ -105,8 +126,10 @@ func setAsideImage(diff string, oracle, ours []any) bool {
 	}
 	nm["content"] = nc
 	ours[i] = nm
-	return true
+	return kind
 }
+
+func str(v any) string { s, _ := v.(string); return s }
 
 func at(list []any, i int) (map[string]any, bool) {
 	if i >= len(list) {

@@ -76,7 +76,7 @@ func LiveReplay(ctx context.Context, l Live, inputs []Input, targets []Target) (
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", in.Key, t.Name, err)
 		}
-		v := CompareReplay(want, got)
+		v := CompareReplay(want, got, l.Oracle.Release)
 		g := GoldenLine{Input: in.Key, Target: t.Name}
 		g.Digest, g.Shape = AnswerDigest(want)
 		if v.Equal && len(v.Deliberate) > 0 {
