@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,18 +108,26 @@ func (o Oracle) Stream(ctx context.Context, reqs []any, jobs int, fn func(i int,
 
 // stream runs one driver process over reqs[idx...].
 func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, json.RawMessage) error) error {
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	enc.SetEscapeHTML(false)
-	for _, i := range idx {
-		if err := enc.Encode(reqs[i]); err != nil {
-			return fmt.Errorf("request %d: %w", i, err)
+	// The requests are encoded as the driver reads them, not all up front: 10,000 transcripts
+	// times seven targets, base64 inside JSON, came to 10 GiB in memory.
+	pr, pw := io.Pipe()
+	defer pr.Close() // unblocks the writer when the driver stops reading
+	go func() {
+		bw := bufio.NewWriterSize(pw, 1<<16)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		for _, i := range idx {
+			if err := enc.Encode(reqs[i]); err != nil {
+				pw.CloseWithError(fmt.Errorf("request %d: %w", i, err))
+				return
+			}
 		}
-	}
+		pw.CloseWithError(bw.Flush())
+	}()
 	script := filepath.Join(repoDir(), "conformance", "oracle", o.Script)
 	cmd := exec.CommandContext(ctx, o.Tool, "--node", script)
 	cmd.Env = append(os.Environ(), "OPENCLAW_REF_VERSION="+o.Release, "TZ=UTC")
-	cmd.Stdin = &in
+	cmd.Stdin = pr
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
