@@ -139,8 +139,9 @@ func Quote(s string) []byte {
 }
 
 // Unquote returns the value of tok, a string token with its quotes as a JSON scanner delimited
-// it, decoded as encoding/json does: escapes resolved, a lone or badly paired surrogate and
-// invalid UTF-8 replaced by U+FFFD. The result aliases tok when the token has no escapes and
+// it, decoded as encoding/json does (escapes resolved, a lone or badly paired surrogate
+// replaced by U+FFFD), except that ill-formed UTF-8 becomes one U+FFFD per maximal subpart,
+// as Node reads the file, not one per byte. The result aliases tok when the token has no escapes and
 // is valid UTF-8. ok is false if tok is not quoted, or has a malformed escape or (when it has
 // escapes) a raw control character.
 func Unquote(tok []byte) (s []byte, ok bool) {
@@ -188,10 +189,12 @@ func Unquote(tok []byte) (s []byte, ok bool) {
 		default:
 			r, size := utf8.DecodeRune(in[i:])
 			if r == utf8.RuneError && size == 1 {
+				// one U+FFFD per maximal subpart, as Node reads the file (DecodeUTF8)
 				out = utf8.AppendRune(out, utf8.RuneError)
-			} else {
-				out = append(out, in[i:i+size]...)
+				i += invalidLen(in[i:])
+				continue
 			}
+			out = append(out, in[i:i+size]...)
 			i += size
 		}
 	}

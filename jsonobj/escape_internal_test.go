@@ -2,6 +2,7 @@ package jsonobj
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unicode/utf16"
 )
@@ -66,6 +67,25 @@ func TestInvalidUTF8AsNode(t *testing.T) {
 		}
 		if got := string(appendStringToken(nil, []byte(`"`+tc.in+`"`), nil)); got != `"`+tc.want+`"` {
 			t.Errorf("appendStringToken(%q) = %s", tc.in, got)
+		}
+	}
+}
+
+// Unquote reads ill-formed UTF-8 as Node does: one U+FFFD per maximal subpart. Found by the
+// byte-level mutations against OpenClaw's compaction (an entry id after a flipped byte).
+func TestUnquoteIllFormedUTF8AsNode(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"\"\xf0\x9f\x986b24\"", "\ufffd6b24"},
+		{"\"a\xe2\x82b\"", "a\ufffdb"},
+		{"\"\xff\xfe\"", "\ufffd\ufffd"},
+		{"\"\xf0\x9f\x98\\n\"", "\ufffd\n"},
+	} {
+		got, ok := Unquote([]byte(tc.in))
+		if !ok || string(got) != tc.want {
+			t.Errorf("Unquote(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+		if dec := string(DecodeUTF8([]byte(tc.in[1 : len(tc.in)-1]))); !ok || (!strings.Contains(tc.in, "\\") && dec != tc.want) {
+			t.Errorf("DecodeUTF8 disagrees: %q", dec)
 		}
 	}
 }

@@ -172,7 +172,8 @@ async function compactionOne(req) {
   setNow(req.now);
   const file = join(work, `s${++seq}.jsonl`);
   try {
-    await writeFile(file, req.data !== undefined ? Buffer.from(req.data, "base64") : await readFile(req.file));
+    // a path, or the bytes (base64; an empty transcript is "" or null, never a missing key)
+    await writeFile(file, req.file ? await readFile(req.file) : Buffer.from(req.data ?? "", "base64"));
     const sm = SessionManager.open(file);
     const messages = sm.buildSessionContext().messages;
     const settings = effectiveSettings(req);

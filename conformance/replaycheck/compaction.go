@@ -9,7 +9,7 @@ import (
 type CompactionRequest struct {
 	ID            int            `json:"id"`
 	File          string         `json:"file,omitempty"`
-	Data          []byte         `json:"data,omitempty"`
+	Data          []byte         `json:"data"` // base64; sent even when empty (an empty transcript)
 	Provider      string         `json:"provider"`
 	ModelID       string         `json:"modelId"`
 	ContextWindow int            `json:"contextWindow"`

@@ -47,7 +47,7 @@ func (t Target) ModelObject() map[string]any {
 type ReplayRequest struct {
 	ID       int            `json:"id"`
 	File     string         `json:"file,omitempty"`
-	Data     []byte         `json:"data,omitempty"` // base64 in JSON, as the driver expects
+	Data     []byte         `json:"data"` // base64 in JSON, as the driver expects; sent even when empty
 	Provider string         `json:"provider"`
 	ModelAPI string         `json:"modelApi"`
 	ModelID  string         `json:"modelId"`
