@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -416,9 +415,7 @@ func Make(in *Input, opt Options) *Plan {
 		}
 		if len(removable) > slots {
 			sorted := slices.Clone(removable)
-			sort.SliceStable(sorted, func(a, b int) bool {
-				return capTime(s.entries[sorted[a]]) > capTime(s.entries[sorted[b]])
-			})
+			slices.SortStableFunc(sorted, func(a, b int) int { return less(capTime(s.entries[b]), capTime(s.entries[a])) })
 			for _, i := range sorted[slots:] {
 				e := s.entries[i]
 				s.remove(i, ActCapOverflow, fmt.Sprintf("over maxEntries %d: %d protected/preserved, %d newest of %d others kept", st.MaxEntries, protectedCount, slots, len(removable)))
@@ -460,16 +457,11 @@ func Make(in *Input, opt Options) *Plan {
 
 	// 7. unreferenced artifact sweep
 	if opt.DryRun || mode != "warn" {
-		exclude := map[string]bool{}
+		var exclude []map[string]bool
 		if opt.DryRun {
-			for k := range budgetRemoved {
-				exclude[k] = true
-			}
-			for k := range entryArtifacts {
-				exclude[k] = true
-			}
+			exclude = []map[string]bool{budgetRemoved, entryArtifacts}
 		}
-		sum.UnreferencedArtifacts = s.sweep(files, exclude)
+		sum.UnreferencedArtifacts = s.sweep(files, exclude...)
 	} else {
 		sum.UnreferencedArtifacts = Artifacts{OlderThanMs: olderThan(st.PruneAfterMs)}
 	}
@@ -506,6 +498,21 @@ func Make(in *Input, opt Options) *Plan {
 	}
 	return p
 }
+
+// less orders a before b as a stable sort by a < b does (slices.SortStableFunc instead of
+// sort.SliceStable: no reflection swapper, and the same order, since a stable sort's result
+// is fixed by its comparison).
+func less(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case b < a:
+		return 1
+	}
+	return 0
+}
+
+func byModMs(a, b File) int { return less(a.ModMs, b.ModMs) }
 
 func olderThan(ms int64) int64 {
 	if ms > 0 {
@@ -643,7 +650,7 @@ func compact(files []File) []File {
 			out = append(out, f)
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	slices.SortStableFunc(out, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
