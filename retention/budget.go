@@ -221,7 +221,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			if idRefs[e.SessionID] > 0 {
 				continue
 			}
-			for _, a := range artifactPaths(e) {
+			for _, a := range s.artifacts(i, e) {
 				if n := s.removeForBudget(a, "budget", "transcript or sidecar of budget-evicted entry "+e.Key, removed); n > 0 {
 					total -= n
 					b.FreedBytes += n

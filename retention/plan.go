@@ -215,6 +215,7 @@ type state struct {
 	class   map[*Entry]string // protection reason, "" when not protected (computed once)
 	sizes   map[string]int64
 	active  string
+	arts    [][]string // artifactPaths by entry index, filled by artifacts
 }
 
 func (s *state) remove(i int, action, reason string) {
@@ -286,13 +287,14 @@ func Make(in *Input, opt Options) *Plan {
 		mode = "enforce"
 	}
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
-		index: map[string]int{}, reason: map[string]string{}, action: map[string]string{},
-		fileSet: map[string]bool{}, sizes: map[string]int64{}, class: map[*Entry]string{},
-		active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
-	for i := range in.Entries {
-		e := in.Entries[i]
-		s.entries = append(s.entries, &e)
-		s.index[e.Key] = i
+		index: make(map[string]int, len(in.Entries)), reason: map[string]string{}, action: map[string]string{},
+		fileSet: map[string]bool{}, sizes: make(map[string]int64, len(in.Files)+len(in.Blobs)),
+		class: make(map[*Entry]string, len(in.Entries)), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
+	work := slices.Clone(in.Entries) // the working copies, in one allocation
+	s.entries = make([]*Entry, len(work))
+	for i := range work {
+		s.entries[i] = &work[i]
+		s.index[work[i].Key] = i
 	}
 	for _, f := range in.Files {
 		s.sizes[f.Name] = f.Size
@@ -428,9 +430,9 @@ func Make(in *Input, opt Options) *Plan {
 	// Artifacts of entries removed by prune/cap/dm-scope are left to the archive step and
 	// excluded from the sweep (entryCleanupArtifactPaths).
 	entryArtifacts := map[string]bool{}
-	for _, e := range before {
+	for i, e := range before {
 		if staleOrCapped[e.Key] || s.action[e.Key] == ActRetireDMScope {
-			for _, a := range artifactPaths(e) {
+			for _, a := range s.artifacts(i, e) {
 				entryArtifacts[a] = true
 			}
 		}
@@ -569,14 +571,31 @@ func artifactPaths(e *Entry) []string {
 	return []string{e.Transcript, ptr, traj}
 }
 
+// artifacts is artifactPaths of entry i (e, also once it is removed), computed once: the
+// archive step, the budget and the sweep each ask for every entry's.
+func (s *state) artifacts(i int, e *Entry) []string {
+	if s.arts == nil {
+		s.arts = make([][]string, len(s.entries))
+	}
+	if a := s.arts[i]; a != nil {
+		return a
+	}
+	a := artifactPaths(e)
+	if a == nil {
+		a = []string{}
+	}
+	s.arts[i] = a
+	return a
+}
+
 // referenced is resolveReferencedSessionArtifactPaths over the live store.
 func (s *state) referenced() map[string]bool {
-	ref := map[string]bool{}
-	for _, e := range s.entries {
+	ref := make(map[string]bool, 3*len(s.entries))
+	for i, e := range s.entries {
 		if e == nil {
 			continue
 		}
-		for _, a := range artifactPaths(e) {
+		for _, a := range s.artifacts(i, e) {
 			ref[a] = true
 		}
 		for _, c := range e.Checkpoints {
