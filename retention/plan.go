@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -259,9 +260,9 @@ func fmtAge(nowMs, t float64) string {
 	d := time.Duration((nowMs - t) * float64(time.Millisecond))
 	switch {
 	case d >= 48*time.Hour:
-		return fmt.Sprintf("%.1fd", d.Hours()/24)
+		return strconv.FormatFloat(d.Hours()/24, 'f', 1, 64) + "d" // as %.1f, without fmt: one per pruned row
 	case d >= time.Hour:
-		return fmt.Sprintf("%.1fh", d.Hours())
+		return strconv.FormatFloat(d.Hours(), 'f', 1, 64) + "h"
 	default:
 		return d.Round(time.Second).String()
 	}
@@ -389,13 +390,14 @@ func Make(in *Input, opt Options) *Plan {
 		}
 		// 4. stale prune
 		cut := s.nowMs - float64(st.PruneAfterMs)
+		staleTail := " ago is older than pruneAfter " + fmtDur(st.PruneAfterMs)
 		for _, i := range s.live() {
 			e := s.entries[i]
 			if ok, _ := s.preserved(e); ok {
 				continue
 			}
 			if e.HasUpdatedAt && e.UpdatedAt < cut {
-				s.remove(i, ActPruneStale, fmt.Sprintf("updatedAt %s ago is older than pruneAfter %s", fmtAge(s.nowMs, e.UpdatedAt), fmtDur(st.PruneAfterMs)))
+				s.remove(i, ActPruneStale, "updatedAt "+fmtAge(s.nowMs, e.UpdatedAt)+staleTail)
 				sum.Pruned++
 				staleOrCapped[e.Key] = true
 			}
