@@ -51,7 +51,7 @@ func TestFmtAge(t *testing.T) {
 	for _, d := range []time.Duration{0, 999 * time.Millisecond, 59 * time.Minute, time.Hour, 90 * time.Minute,
 		47*time.Hour + 59*time.Minute, 48 * time.Hour, 100*24*time.Hour + 7*time.Hour, 3650 * 24 * time.Hour, 36*time.Hour + 3*time.Minute} {
 		ms := float64(d.Milliseconds())
-		want := fmt.Sprintf("%.1fd", (time.Duration(ms * float64(time.Millisecond))).Hours()/24)
+		want := fmt.Sprintf("%.1fd", (time.Duration(ms*float64(time.Millisecond))).Hours()/24)
 		switch dd := time.Duration(ms * float64(time.Millisecond)); {
 		case dd < time.Hour:
 			want = dd.Round(time.Second).String()
