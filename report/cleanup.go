@@ -190,34 +190,26 @@ func streamCleanupJSON(w *bufio.Writer, c cleanupJSON, prefix string) error {
 	if ai < 0 || fi < ai {
 		return fmt.Errorf("cleanup JSON: unexpected layout")
 	}
-	elems := func(n int, at func(i int) any) error {
+	ew := newElemWriter(w, prefix)
+	elems := func(n int, at func(i int)) {
 		if n == 0 {
 			w.WriteString("[]")
-			return nil
+			return
 		}
 		w.WriteString("[")
 		for i := 0; i < n; i++ {
 			if i > 0 {
 				w.WriteString(",")
 			}
-			w.WriteString("\n" + prefix + "    ")
-			b, err := marshalIndent(at(i), prefix+"    ")
-			if err != nil {
-				return err
-			}
-			w.Write(b)
+			w.WriteString(ew.indent)
+			at(i)
 		}
 		w.WriteString("\n" + prefix + "  ]")
-		return nil
 	}
 	w.Write(head[:ai+len(am)-2])
-	if err := elems(len(actions), func(i int) any { return actions[i] }); err != nil {
-		return err
-	}
+	elems(len(actions), func(i int) { ew.action(actions[i]) })
 	w.Write(head[ai+len(am) : fi+len(fm)-2])
-	if err := elems(len(files), func(i int) any { return files[i] }); err != nil {
-		return err
-	}
+	elems(len(files), func(i int) { ew.file(files[i]) })
 	w.Write(head[fi+len(fm):])
 	return nil
 }

@@ -2,7 +2,7 @@ package retention
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -130,7 +130,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			blobs = append(blobs, f)
 		}
 	}
-	sort.SliceStable(blobs, func(a, c int) bool { return blobs[a].ModMs < blobs[c].ModMs })
+	slices.SortStableFunc(blobs, byModMs)
 	for _, f := range blobs {
 		if total <= hw {
 			break
@@ -148,7 +148,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			queue = append(queue, f)
 		}
 	}
-	sort.SliceStable(queue, func(a, c int) bool { return queue[a].ModMs < queue[c].ModMs })
+	slices.SortStableFunc(queue, byModMs)
 	for _, f := range queue {
 		if total <= hw {
 			break
@@ -179,9 +179,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			}
 		}
 		live := s.live()
-		sort.SliceStable(live, func(a, c int) bool {
-			return budgetTime(s.entries[live[a]]) < budgetTime(s.entries[live[c]])
-		})
+		slices.SortStableFunc(live, func(a, c int) int { return less(budgetTime(s.entries[a]), budgetTime(s.entries[c])) })
 		for _, i := range live {
 			if total <= hw {
 				break
@@ -223,7 +221,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			if idRefs[e.SessionID] > 0 {
 				continue
 			}
-			for _, a := range artifactPaths(e) {
+			for _, a := range s.artifacts(i, e) {
 				if n := s.removeForBudget(a, "budget", "transcript or sidecar of budget-evicted entry "+e.Key, removed); n > 0 {
 					total -= n
 					b.FreedBytes += n
@@ -246,7 +244,15 @@ func (s *state) budgetRemovable(f File, refs map[string]bool, tempCut float64) b
 // sweep is pruneUnreferencedSessionArtifacts: unreferenced transcripts, checkpoints and
 // trajectory files not modified within pruneAfter, store temps older than 5 minutes and
 // unreferenced prompt blobs, oldest first.
-func (s *state) sweep(files []File, exclude map[string]bool) Artifacts {
+func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
+	excluded := func(name string) bool {
+		for _, m := range exclude {
+			if m[name] {
+				return true
+			}
+		}
+		return false
+	}
 	st := s.opt.Settings
 	older := olderThan(st.PruneAfterMs)
 	a := Artifacts{ScannedFiles: len(files) + len(s.in.Blobs), OlderThanMs: older}
@@ -257,7 +263,7 @@ func (s *state) sweep(files []File, exclude map[string]bool) Artifacts {
 	blobCut := s.nowMs - float64(max64(older, StoreTempStaleMs))
 	var queue []File
 	for _, f := range files {
-		if exclude[f.Name] {
+		if excluded(f.Name) {
 			continue
 		}
 		if IsStoreTemp(f.Name, s.in.StoreName) {
@@ -271,11 +277,11 @@ func (s *state) sweep(files []File, exclude map[string]bool) Artifacts {
 		}
 	}
 	for _, f := range s.in.Blobs {
-		if !exclude[f.Name] && blobRemovable(f, refCounts, blobCut, tempCut) {
+		if !excluded(f.Name) && blobRemovable(f, refCounts, blobCut, tempCut) {
 			queue = append(queue, f)
 		}
 	}
-	sort.SliceStable(queue, func(x, y int) bool { return queue[x].ModMs < queue[y].ModMs })
+	slices.SortStableFunc(queue, byModMs)
 	removed := map[string]bool{}
 	for _, f := range queue {
 		why := fmt.Sprintf("unreferenced artifact not modified for %s (pruneAfter)", fmtDur(older))

@@ -12,8 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -38,10 +41,8 @@ type Loaded struct {
 	Missing     bool     // no sessions.json
 	Dropped     []string // keys a current gateway drops on load (non-object, unsafe sessionId)
 
-	opt     GatherOptions
-	parser  fastjson.Parser
-	tooDeep []string         // keys of rows nested too deep to read
-	names   map[string]int32 // top-level names → index in Input.Files, -1 when not a regular file
+	opt   GatherOptions
+	names map[string]int32 // top-level names → index in Input.Files, -1 when not a regular file
 }
 
 // GatherOptions say what the planner will need beyond the store and the listing.
@@ -150,25 +151,64 @@ func gather(ctx context.Context, storePath, agentID string, opt GatherOptions, p
 	if err := <-listed; err != nil {
 		return nil, err
 	}
-	for n, m := range members {
-		if n%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		e, ok := l.entry(m.key, m.keyTok, m.value)
-		if len(l.tooDeep) > 0 {
+	ents, status, err := l.entries(ctx, members)
+	if err != nil {
+		return nil, err
+	}
+	for i, st := range status {
+		switch st {
+		case rowTooDeep:
 			// A row we cannot read would look absent: its transcript would count as
 			// unreferenced. Plan nothing rather than plan wrong.
-			return nil, fmt.Errorf("%s: row %q is nested deeper than the 300 levels clawdoctor's cleanup reads (OpenClaw reads it): nothing planned: %w", abs, l.tooDeep[0], jsonl.ErrTooDeep)
+			return nil, fmt.Errorf("%s: row %q is nested deeper than the 300 levels clawdoctor's cleanup reads (OpenClaw reads it): nothing planned: %w", abs, members[i].key, jsonl.ErrTooDeep)
+		case rowDropped:
+			l.Dropped = append(l.Dropped, members[i].key)
 		}
-		if !ok {
-			l.Dropped = append(l.Dropped, m.key)
-			continue
+	}
+	l.Input.Entries = ents[:0]
+	for i := range ents {
+		if status[i] == rowKept {
+			l.Input.Entries = append(l.Input.Entries, ents[i])
 		}
-		l.Input.Entries = append(l.Input.Entries, e)
 	}
 	return l, nil
+}
+
+// What entry made of a row.
+const (
+	rowKept    = iota
+	rowDropped // a current gateway drops it on load
+	rowTooDeep // nested deeper than fastjson reads
+)
+
+// entries reads every member into a planner entry, one worker per core over chunks of rows
+// (a row only reads the listing, the store and its own files): on the 100,000-row store of
+// issue 14 this was the longest serial step of the plan.
+func (l *Loaded) entries(ctx context.Context, members []member) ([]Entry, []uint8, error) {
+	ents := make([]Entry, len(members))
+	status := make([]uint8, len(members))
+	const chunk = 1024
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 4, len(members)/chunk+1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p fastjson.Parser
+			for ctx.Err() == nil {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(members) {
+					return
+				}
+				for i := lo; i < min(lo+chunk, len(members)); i++ {
+					m := members[i]
+					ents[i], status[i] = l.entry(&p, m.key, m.keyTok, m.value)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ents, status, ctx.Err()
 }
 
 type member struct {
@@ -275,20 +315,9 @@ func arrayIndex(k string) (uint64, bool) {
 func (l *Loaded) listFiles(ctx context.Context) error {
 	ents := l.opt.Listing
 	if ents == nil {
-		des, err := os.ReadDir(l.SessionsDir)
-		if err != nil {
+		var err error
+		if ents, err = ListDir(ctx, l.SessionsDir); err != nil {
 			return err
-		}
-		ents = make([]DirEntry, 0, len(des))
-		for _, de := range des {
-			e := DirEntry{Name: de.Name()}
-			// symlinks, dirs, sockets: OpenClaw's dirent.isFile() is false for them
-			if de.Type().IsRegular() {
-				if info, err := de.Info(); err == nil { // else vanished: a name, not a file
-					e.Regular, e.Size, e.ModTime = true, info.Size(), info.ModTime()
-				}
-			}
-			ents = append(ents, e)
 		}
 	}
 	for _, de := range ents {
@@ -410,15 +439,14 @@ func fstr(v *fastjson.Value) (string, bool) {
 // entry applies the load-time normalization of store-entry-shape.ts and the migrations, and
 // computes everything the planner needs for one row. Rows that normalization leaves alone
 // (all rows OpenClaw itself wrote) take a fast path: their size comes from the raw bytes.
-func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, bool) {
+func (l *Loaded) entry(parser *fastjson.Parser, key string, keyTok []byte, raw json.RawMessage) (Entry, uint8) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return Entry{}, false
+		return Entry{}, rowDropped
 	}
-	v, err := l.parser.ParseBytes(raw)
+	v, err := parser.ParseBytes(raw)
 	if err != nil {
 		// raw is valid JSON (splitObject checked): fastjson only stops at 300 levels.
-		l.tooDeep = append(l.tooDeep, key)
-		return Entry{}, false
+		return Entry{}, rowTooDeep
 	}
 	obj, _ := v.Object()
 	var r rawEntry
@@ -433,7 +461,7 @@ func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, b
 	rawID, _ := fstr(r.SessionID)
 	if r.SessionID != nil {
 		if r.SessionID.Type() != fastjson.TypeString || !isSafeSessionID(rawID) {
-			return Entry{}, false
+			return Entry{}, rowDropped
 		}
 		t := strings.TrimSpace(rawID)
 		if _, ok := ValidSessionID(t); !ok && sessionFile == "" {
@@ -487,11 +515,11 @@ func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, b
 	delivery, _ := deliveryDelta(obj)
 	if !rewrite && canonical(raw) {
 		e.ChunkBytes = int64(2+len(keyTok)+2) + int64(len(raw)) + int64(delivery)
-		return e, true
+		return e, rowKept
 	}
 	o, err := jsonobj.Parse(raw)
 	if err != nil {
-		return Entry{}, false
+		return Entry{}, rowDropped
 	}
 	if r.SessionFile != nil && !hasFile {
 		o.Delete("sessionFile")
@@ -513,7 +541,7 @@ func (l *Loaded) entry(key string, keyTok []byte, raw json.RawMessage) (Entry, b
 	if js, err := single.MarshalJS("  "); err == nil {
 		e.ChunkBytes = int64(len(js)) - 4 + int64(delivery)
 	}
-	return e, true
+	return e, rowKept
 }
 
 func utf16Len(s string) int {

@@ -22,6 +22,19 @@ func parseAgentKey(key string) (agent, rest string, ok bool) {
 	if raw == "" {
 		return "", "", false
 	}
+	if raw[0] != ':' && raw[len(raw)-1] != ':' && !strings.Contains(raw, "::") {
+		// no empty part to drop (every key OpenClaw writes): rest is what follows the
+		// second colon, without splitting and joining (FuzzParseAgentKey)
+		head, after, ok := strings.Cut(raw, ":")
+		if !ok || head != "agent" {
+			return "", "", false
+		}
+		agent, rest, ok = strings.Cut(after, ":")
+		if agent = strings.TrimSpace(agent); !ok || agent == "" {
+			return "", "", false
+		}
+		return agent, rest, true
+	}
 	var parts []string
 	for _, p := range strings.Split(raw, ":") {
 		if p != "" {

@@ -31,7 +31,7 @@ func archiveSuffix(name, reason string) (string, bool) {
 
 // IsArchive is isSessionArchiveArtifactName: .deleted./.reset./.bak.<ts> or sessions.json.bak.<n>.
 func IsArchive(name string) bool {
-	if legacyStoreBackup.MatchString(name) {
+	if strings.HasPrefix(name, "sessions.json.bak.") && legacyStoreBackup.MatchString(name) {
 		return true
 	}
 	for _, r := range []string{"deleted", "reset", "bak"} {
@@ -86,6 +86,12 @@ func IsPrimaryTranscript(name string) bool {
 
 // IsStoreTemp is isSessionStoreTempArtifactName for a store named storeBase.
 func IsStoreTemp(name, storeBase string) bool {
+	// Lower-casing maps no rune but ASCII ones to ".", "t", "m" or "p", so a name whose last
+	// four bytes are not ".tmp" in any case cannot be one: the check every file of a big dir
+	// pays is then one comparison, not two lower-cased copies.
+	if len(name) < 4 || !strings.EqualFold(name[len(name)-4:], ".tmp") {
+		return false
+	}
 	if storeBase == "" || !strings.HasPrefix(strings.ToLower(name), strings.ToLower(storeBase)+".") {
 		return false
 	}

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -216,6 +216,7 @@ type state struct {
 	class   map[*Entry]string // protection reason, "" when not protected (computed once)
 	sizes   map[string]int64
 	active  string
+	arts    [][]string // artifactPaths by entry index, filled by artifacts
 }
 
 func (s *state) remove(i int, action, reason string) {
@@ -259,9 +260,9 @@ func fmtAge(nowMs, t float64) string {
 	d := time.Duration((nowMs - t) * float64(time.Millisecond))
 	switch {
 	case d >= 48*time.Hour:
-		return fmt.Sprintf("%.1fd", d.Hours()/24)
+		return strconv.FormatFloat(d.Hours()/24, 'f', 1, 64) + "d" // as %.1f, without fmt: one per pruned row
 	case d >= time.Hour:
-		return fmt.Sprintf("%.1fh", d.Hours())
+		return strconv.FormatFloat(d.Hours(), 'f', 1, 64) + "h"
 	default:
 		return d.Round(time.Second).String()
 	}
@@ -287,13 +288,14 @@ func Make(in *Input, opt Options) *Plan {
 		mode = "enforce"
 	}
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
-		index: map[string]int{}, reason: map[string]string{}, action: map[string]string{},
-		fileSet: map[string]bool{}, sizes: map[string]int64{}, class: map[*Entry]string{},
-		active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
-	for i := range in.Entries {
-		e := in.Entries[i]
-		s.entries = append(s.entries, &e)
-		s.index[e.Key] = i
+		index: make(map[string]int, len(in.Entries)), reason: map[string]string{}, action: map[string]string{},
+		fileSet: map[string]bool{}, sizes: make(map[string]int64, len(in.Files)+len(in.Blobs)),
+		class: make(map[*Entry]string, len(in.Entries)), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
+	work := slices.Clone(in.Entries) // the working copies, in one allocation
+	s.entries = make([]*Entry, len(work))
+	for i := range work {
+		s.entries[i] = &work[i]
+		s.index[work[i].Key] = i
 	}
 	for _, f := range in.Files {
 		s.sizes[f.Name] = f.Size
@@ -388,13 +390,14 @@ func Make(in *Input, opt Options) *Plan {
 		}
 		// 4. stale prune
 		cut := s.nowMs - float64(st.PruneAfterMs)
+		staleTail := " ago is older than pruneAfter " + fmtDur(st.PruneAfterMs)
 		for _, i := range s.live() {
 			e := s.entries[i]
 			if ok, _ := s.preserved(e); ok {
 				continue
 			}
 			if e.HasUpdatedAt && e.UpdatedAt < cut {
-				s.remove(i, ActPruneStale, fmt.Sprintf("updatedAt %s ago is older than pruneAfter %s", fmtAge(s.nowMs, e.UpdatedAt), fmtDur(st.PruneAfterMs)))
+				s.remove(i, ActPruneStale, "updatedAt "+fmtAge(s.nowMs, e.UpdatedAt)+staleTail)
 				sum.Pruned++
 				staleOrCapped[e.Key] = true
 			}
@@ -416,9 +419,7 @@ func Make(in *Input, opt Options) *Plan {
 		}
 		if len(removable) > slots {
 			sorted := slices.Clone(removable)
-			sort.SliceStable(sorted, func(a, b int) bool {
-				return capTime(s.entries[sorted[a]]) > capTime(s.entries[sorted[b]])
-			})
+			slices.SortStableFunc(sorted, func(a, b int) int { return less(capTime(s.entries[b]), capTime(s.entries[a])) })
 			for _, i := range sorted[slots:] {
 				e := s.entries[i]
 				s.remove(i, ActCapOverflow, fmt.Sprintf("over maxEntries %d: %d protected/preserved, %d newest of %d others kept", st.MaxEntries, protectedCount, slots, len(removable)))
@@ -431,9 +432,9 @@ func Make(in *Input, opt Options) *Plan {
 	// Artifacts of entries removed by prune/cap/dm-scope are left to the archive step and
 	// excluded from the sweep (entryCleanupArtifactPaths).
 	entryArtifacts := map[string]bool{}
-	for _, e := range before {
+	for i, e := range before {
 		if staleOrCapped[e.Key] || s.action[e.Key] == ActRetireDMScope {
-			for _, a := range artifactPaths(e) {
+			for _, a := range s.artifacts(i, e) {
 				entryArtifacts[a] = true
 			}
 		}
@@ -460,16 +461,11 @@ func Make(in *Input, opt Options) *Plan {
 
 	// 7. unreferenced artifact sweep
 	if opt.DryRun || mode != "warn" {
-		exclude := map[string]bool{}
+		var exclude []map[string]bool
 		if opt.DryRun {
-			for k := range budgetRemoved {
-				exclude[k] = true
-			}
-			for k := range entryArtifacts {
-				exclude[k] = true
-			}
+			exclude = []map[string]bool{budgetRemoved, entryArtifacts}
 		}
-		sum.UnreferencedArtifacts = s.sweep(files, exclude)
+		sum.UnreferencedArtifacts = s.sweep(files, exclude...)
 	} else {
 		sum.UnreferencedArtifacts = Artifacts{OlderThanMs: olderThan(st.PruneAfterMs)}
 	}
@@ -506,6 +502,21 @@ func Make(in *Input, opt Options) *Plan {
 	}
 	return p
 }
+
+// less orders a before b as a stable sort by a < b does (slices.SortStableFunc instead of
+// sort.SliceStable: no reflection swapper, and the same order, since a stable sort's result
+// is fixed by its comparison).
+func less(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case b < a:
+		return 1
+	}
+	return 0
+}
+
+func byModMs(a, b File) int { return less(a.ModMs, b.ModMs) }
 
 func olderThan(ms int64) int64 {
 	if ms > 0 {
@@ -562,14 +573,31 @@ func artifactPaths(e *Entry) []string {
 	return []string{e.Transcript, ptr, traj}
 }
 
+// artifacts is artifactPaths of entry i (e, also once it is removed), computed once: the
+// archive step, the budget and the sweep each ask for every entry's.
+func (s *state) artifacts(i int, e *Entry) []string {
+	if s.arts == nil {
+		s.arts = make([][]string, len(s.entries))
+	}
+	if a := s.arts[i]; a != nil {
+		return a
+	}
+	a := artifactPaths(e)
+	if a == nil {
+		a = []string{}
+	}
+	s.arts[i] = a
+	return a
+}
+
 // referenced is resolveReferencedSessionArtifactPaths over the live store.
 func (s *state) referenced() map[string]bool {
-	ref := map[string]bool{}
-	for _, e := range s.entries {
+	ref := make(map[string]bool, 3*len(s.entries))
+	for i, e := range s.entries {
 		if e == nil {
 			continue
 		}
-		for _, a := range artifactPaths(e) {
+		for _, a := range s.artifacts(i, e) {
 			ref[a] = true
 		}
 		for _, c := range e.Checkpoints {
@@ -643,7 +671,7 @@ func compact(files []File) []File {
 			out = append(out, f)
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	slices.SortStableFunc(out, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

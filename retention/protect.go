@@ -48,9 +48,11 @@ func (s *state) keepSafe(p *Plan) {
 			}
 		}
 	}
-	exists := map[string]bool{}
-	for _, f := range s.in.Files {
-		exists[f.Name] = true
+	exists := map[string]bool{} // the listing's names, only needed for outside rows
+	if len(outside) > 0 {
+		for _, f := range s.in.Files {
+			exists[f.Name] = true
+		}
 	}
 	orig := p.Summary // OpenClaw's, before the adjustments below
 	if b := orig.DiskBudget; b != nil {

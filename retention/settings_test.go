@@ -175,6 +175,11 @@ func TestNames(t *testing.T) {
 		{"abc.trajectory-path.json", false, false, false, true, false},
 		{"sessions.json.123.0b8e1c2d-1111-4222-8333-444455556666.tmp", false, false, false, false, true},
 		{"sessions.json.0b8e1c2d-1111-4222-8333-444455556666.tmp", false, false, false, false, true},
+		{"Sessions.JSON.0B8E1C2D-1111-4222-8333-444455556666.TMP", false, false, false, false, true},
+		{"sessions.json.0b8e1c2d-1111-4222-8333-444455556666.tmpx", false, false, false, false, false},
+		{"sessions.json.0b8e1c2d-1111-4222-8333-444455556666.tmp.jsonl", false, true, false, false, false},
+		{".tmp", false, false, false, false, false},
+		{"sessions.json.bak.17419x", false, false, false, false, false},
 		{"sessions.json.clawdoctor-20260505T120000Z.bak", false, false, false, false, false},
 		{"sessions.json", false, false, false, false, false},
 	} {

@@ -37,8 +37,8 @@ bench_note "cleanup input: $store ($entries entries, $count files, $(du -sh "$se
 total=$(du -sb "$sessions" | cut -f1)
 budget=$((total / 2))
 now=2026-06-15T12:00:00Z
-bench_measure cleanup.plan-defaults - "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$store"
-bench_measure cleanup.plan-budget - "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$store" \
+bench_measure_secs cleanup.plan-defaults "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$store"
+bench_measure_secs cleanup.plan-budget "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$store" \
 	--max-entries 80000 --max-disk-bytes "$budget"
 "$BENCH_BIN" --no-progress --now "$now" cleanup --dry-run --json --store "$store" --max-entries 80000 \
 	--max-disk-bytes "$budget" >"$BENCH_TMP/cleanup.json" 2>/dev/null
@@ -50,9 +50,9 @@ if [ -x "$ref" ]; then
 	# the real cleanup runs on the very same store; a crash would fail this script (bench_exit).
 	cfg="$BENCH_TMP/cleanup-openclaw.json"
 	printf '{"session":{"maintenance":{"maxEntries":80000,"maxDiskBytes":"%s"}}}\n' "$budget" >"$cfg"
-	OPENCLAW_CONFIG_PATH=/nonexistent/openclaw.json bench_measure openclaw.sessions-cleanup-defaults - \
+	OPENCLAW_CONFIG_PATH=/nonexistent/openclaw.json bench_measure_secs openclaw.sessions-cleanup-defaults \
 		timeout 600 "$ref" sessions cleanup --dry-run --json --store "$store"
-	OPENCLAW_CONFIG_PATH=$cfg bench_measure openclaw.sessions-cleanup-budget - \
+	OPENCLAW_CONFIG_PATH=$cfg bench_measure_secs openclaw.sessions-cleanup-budget \
 		timeout 600 "$ref" sessions cleanup --dry-run --json --store "$store"
 else
 	bench_note "skipped: the OpenClaw reference ($ref) is not there"

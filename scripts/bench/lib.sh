@@ -19,6 +19,9 @@
 #                                     so the failure is noted and recorded for bench_exit
 #   bench_exit                        an area script's last command: exit 1 when any run of
 #                                     this script failed, else 0
+#   bench_measure_secs NAME CMD...    bench_measure in seconds plus the CPU-seconds (user+sys)
+#                                     and the load average at the start: "12.34 s (5.67 CPU-s,
+#                                     load 1.2)"; CPU-seconds stay steady when the machine is busy
 #   bench_measure_shell NAME BYTES 'pipeline'   the same for a shell pipeline (bash -c)
 #   bench_measure_cpu NAME BYTES CMD...  bench_measure plus a NAME.cpu row: MB per CPU-second
 #                                     and CPU-seconds per GiB (user+sys), steady under load
@@ -151,6 +154,26 @@ bench_measure_cpu() {
 	bench_check "$name" $rc "$1"
 	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
 	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f CPU-s/GiB)", b/1e6/c, c*1073741824/b}')" "$rss"
+	return $rc
+}
+
+# bench_measure_secs NAME CMD...: see the header.
+bench_measure_secs() {
+	local name=$1
+	shift
+	if [ ! -x /usr/bin/time ]; then
+		bench_measure "$name" - "$@"
+		return
+	fi
+	local load rc wall user sys kib
+	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?")
+	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
+	rc=$?
+	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
+	local value
+	value=$(awk -v w="$wall" -v u="$user" -v s="$sys" -v l="$load" 'BEGIN{printf "%.2f s (%.2f CPU-s, load %s)", w, u+s, l}')
+	bench_check "$name" $rc "$1" || value="$value (FAILED, exit $rc)"
+	bench_row "$name" "$value" "$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')"
 	return $rc
 }
 
