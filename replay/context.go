@@ -19,7 +19,11 @@ import (
 func buildContext(ctx context.Context, path []*session.Entry, name string, o Options) (ContextInfo, []hygiene.Message, []string, hygiene.Step, error) {
 	st := hygiene.Step{Name: "context", Details: []string{}}
 	ci := ContextInfo{Roles: map[string]int{}, Warnings: []string{}}
-	sc := session.BuildContext(path)
+	build := session.BuildContext
+	if hygiene.CompareReleases(orDefault(o.Release), hygiene.Release20260611) >= 0 {
+		build = session.BuildContextStrict
+	}
+	sc := build(path)
 	ci.ThinkingLevel, ci.Model, ci.PathEntries = sc.ThinkingLevel, sc.Model, len(sc.Path)
 	if len(sc.Path) == 0 {
 		st.Details = append(st.Details, "no entries: the context is empty")

@@ -59,6 +59,8 @@ type Context struct {
 	// context: it reads message.role of every message entry, so one whose message is null or
 	// absent is a TypeError. The fields above are then what an auditor can still tell.
 	Throws string
+
+	strict bool // BuildContextStrict
 }
 
 // BuildContext builds the session context of an active path (root first, as Index.Path or
@@ -75,8 +77,16 @@ type Context struct {
 // ContextMessage.JSON of a message entry is the stored message's bytes, untouched; the
 // messages pi builds in memory are serialized as JSON.stringify would (pi's key order, raw
 // field values copied from the entry, timestamps as epoch milliseconds).
-func BuildContext(path []*Entry) Context {
-	ctx := Context{ThinkingLevel: DefaultThinkingLevel, Path: path}
+func BuildContext(path []*Entry) Context { return buildContext(path, false) }
+
+// BuildContextStrict is BuildContext as OpenClaw 2026.6.11's agent core builds it: the
+// compaction summary, custom and branch summary messages it makes require their entry's
+// timestamp to be a string that parses as a date (requireSessionTimestampMs), and it throws
+// (Throws) on the first that does not. Earlier releases take new Date(timestamp) as it comes.
+func BuildContextStrict(path []*Entry) Context { return buildContext(path, true) }
+
+func buildContext(path []*Entry, strict bool) Context {
+	ctx := Context{ThinkingLevel: DefaultThinkingLevel, Path: path, strict: strict}
 	compactionIdx := -1
 	for i, e := range path {
 		switch e.Type {
@@ -166,6 +176,10 @@ func BuildContextFrom(entries []*Entry, leafID *string) Context {
 }
 
 func (ctx *Context) add(role string, e *Entry, js []byte) {
+	if ctx.strict && ctx.Throws == "" && !validSessionTimestamp(e.Raw) {
+		label := map[string]string{RoleCustom: "custom message", RoleBranchSummary: "branch summary", RoleCompactionSummary: "compaction summary"}[role]
+		ctx.Throws = fmt.Sprintf("entry %s: its timestamp is not a valid date: OpenClaw's agent core throws (%s timestamp must be a valid timestamp)", e.ID, label)
+	}
 	m := &Message{}
 	_ = decodeLenient(js, m)
 	ctx.Messages = append(ctx.Messages, ContextMessage{Role: role, Entry: e, Message: m, JSON: js})
@@ -252,6 +266,17 @@ func compact(v []byte) []byte {
 		return v
 	}
 	return b.Bytes()
+}
+
+// validSessionTimestamp is parseSessionTimestampMs(entry.timestamp) !== undefined: a string,
+// not blank, that parses as a date.
+func validSessionTimestamp(line []byte) bool {
+	raw, ok, _ := GetField(line, "timestamp")
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return false
+	}
+	s, ok := jsonobj.Unquote(raw)
+	return ok && JSTrim(string(s)) != "" && string(entryTimeMillis(line)) != "null"
 }
 
 // entryTimeMillis is new Date(entry.timestamp).getTime() as JSON (null for an invalid date).

@@ -212,3 +212,33 @@ func TestBuildContextMessageValues(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildContextStrictTimestamps: OpenClaw 2026.6.11's agent core requires the timestamp of
+// the entry a compaction summary, custom or branch summary message is made from to be a date
+// string, and throws otherwise (found by the mutations: a flipped byte in a custom_message's
+// timestamp); the older context takes new Date(timestamp) as it comes.
+func TestBuildContextStrictTimestamps(t *testing.T) {
+	const u = `{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi","timestamp":1}}` + "\n"
+	for _, tc := range []struct {
+		name, line string
+		throws     bool
+	}{
+		{"valid", `{"type":"custom_message","id":"c","parentId":"u","timestamp":"2026-01-01T00:00:01Z","customType":"x","content":"y","display":false}`, false},
+		{"flipped byte", `{"type":"custom_message","id":"c","parentId":"u","timestamp":"2026-01-0b T00:00:01Z","customType":"x","content":"y","display":false}`, true},
+		{"a number", `{"type":"custom_message","id":"c","parentId":"u","timestamp":1767225601000,"customType":"x","content":"y","display":false}`, true},
+		{"blank", `{"type":"branch_summary","id":"c","parentId":"u","timestamp":"  ","fromId":"u","summary":"s"}`, true},
+		{"empty branch summary makes no message", `{"type":"branch_summary","id":"c","parentId":"u","timestamp":"x","fromId":"u","summary":""}`, false},
+		{"compaction", `{"type":"compaction","id":"c","parentId":"u","timestamp":"nope","summary":"s","firstKeptEntryId":"u","tokensBefore":1}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := decodeAll(t, u+tc.line)
+			strict := session.BuildContextStrict(entries)
+			if (strict.Throws != "") != tc.throws {
+				t.Errorf("strict Throws = %q, want throws=%v", strict.Throws, tc.throws)
+			}
+			if loose := session.BuildContext(entries); loose.Throws != "" {
+				t.Errorf("BuildContext Throws = %q, want none", loose.Throws)
+			}
+		})
+	}
+}
