@@ -226,10 +226,12 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	} else {
 		pathIdx = idx.ActivePath()
 	}
+	var tree *managerTree
 	if usesManagerTree(o.Release) {
-		pathIdx = managerPath(indexNodes(idx), o.Leaf, o.Release)
+		tree = newManagerTree(indexNodes(idx))
+		pathIdx = tree.path(o.Leaf)
 	}
-	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck)
+	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck, tree)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +241,9 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 // readPath loads the path entries a replay needs in full and stands in light entries (type,
 // id, parent) for the rest. custom are every custom entry of the file, in file order (the
 // model-snapshot check reads them all).
-func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool) (entries []*session.Entry, custom []*session.Entry, err error) {
+// With tree (2026.6.11), the compactions' firstKeptEntryIds are normalized as its
+// SessionManager does before the kept region is chosen.
+func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool, tree *managerTree) (entries []*session.Entry, custom []*session.Entry, err error) {
 	entries = make([]*session.Entry, len(pathIdx))
 	for k, i := range pathIdx {
 		n := idx.Node(i)
@@ -304,6 +308,9 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 	}
 	if err := load(comps); err != nil {
 		return nil, nil, err
+	}
+	if tree != nil {
+		tree.normalizeFirstKept(entries, pathIdx)
 	}
 	from := 0
 	if len(comps) > 0 && !full {
@@ -383,10 +390,13 @@ func entriesWithNotes(ctx context.Context, entries []*session.Entry, warnings []
 	}
 	path := session.BuildContextFrom(entries, leaf).Path
 	if usesManagerTree(o.Release) {
-		path = nil
-		for _, i := range managerPath(entryNodes(entries), o.Leaf, o.Release) {
-			path = append(path, entries[i])
+		tree := newManagerTree(entryNodes(entries))
+		idxs := tree.path(o.Leaf)
+		path = make([]*session.Entry, len(idxs))
+		for k, i := range idxs {
+			path[k] = entries[i]
 		}
+		tree.normalizeFirstKept(path, idxs)
 	}
 	var custom []*session.Entry
 	for _, e := range entries {

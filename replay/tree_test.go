@@ -88,3 +88,35 @@ func TestManagerPathLogicalParents(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerFirstKept pins normalizeEntryParent's rewrite of a compaction's firstKeptEntryId
+// that names an opaque row (found by the mutations: a duplicated "type" key made the entry a
+// compaction kept from opaque): the indexed entry up the row's parents, else the first
+// indexed entry below it on the compaction's branch, else the compaction's parent.
+func TestManagerFirstKept(t *testing.T) {
+	nodes := []treeNode{
+		{typ: "session"},
+		{typ: "message", id: "a"},
+		{typ: "mystery", id: "x", parent: "a"},    // opaque, under a
+		{typ: "compaction", id: "c", parent: "x"}, // firstKept x -> a
+		{typ: "mystery", id: "y"},                 // opaque root
+		{typ: "message", id: "b", parent: "y"},    // first indexed entry below y
+		{typ: "compaction", id: "d", parent: "b"}, // firstKept y -> b
+		{typ: "compaction", id: "e", parent: "d"}, // firstKept unknown: unchanged
+	}
+	tr := newManagerTree(nodes)
+	for _, tc := range []struct {
+		id   string
+		node int
+		want string
+	}{
+		{"x", 3, "a"},
+		{"y", 6, "b"},
+		{"a", 3, "a"},
+		{"nope", 7, "nope"},
+	} {
+		if got := tr.firstKept(tc.id, tc.node); got != tc.want {
+			t.Errorf("firstKept(%q) of node %d = %q, want %q", tc.id, tc.node, got, tc.want)
+		}
+	}
+}

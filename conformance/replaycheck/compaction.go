@@ -1,8 +1,13 @@
 package replaycheck
 
 import (
+	"bytes"
+	"fmt"
+
 	"github.com/clawdoctor/clawdoctor/compaction"
+	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/session"
 )
 
 // CompactionRequest is one request line of conformance/oracle/compaction.mjs.
@@ -168,6 +173,47 @@ func (a *CompactionAnswer) NormalizeErrors() {
 		mark(&a.Prepared.Error)
 		if a.Prepared.Error != "" {
 			*a.Prepared = Prepared{Error: a.Prepared.Error}
+		}
+	}
+}
+
+// inputIDs are the entry ids a transcript holds (the "id" of every line that has one).
+func inputIDs(data []byte) map[string]bool {
+	ids := map[string]bool{}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if raw, ok, _ := session.GetField(line, "id"); ok {
+			if s, ok := jsonobj.Unquote(raw); ok {
+				ids[string(s)] = true
+			}
+		}
+	}
+	return ids
+}
+
+// NormalizeGeneratedIDs renames the entry ids of a that the input does not hold, in order of
+// appearance: ids the loader made up (pi migrates a v1/v2 transcript, or one whose header lost
+// its version, by giving every entry a new random id; ours are deterministic). Ids of the
+// input are compared as they are.
+func (a *CompactionAnswer) NormalizeGeneratedIDs(known map[string]bool) {
+	if a.Prepared == nil {
+		return
+	}
+	names := map[string]string{}
+	name := func(id string) string {
+		if id == "" || known[id] {
+			return id
+		}
+		if n, ok := names[id]; ok {
+			return n
+		}
+		names[id] = fmt.Sprintf("generated-%d", len(names)+1)
+		return names[id]
+	}
+	p := a.Prepared
+	p.FirstKeptEntryID = name(p.FirstKeptEntryID)
+	for _, list := range [][]string{p.Summarized, p.TurnPrefix, p.Kept} {
+		for i := range list {
+			list[i] = name(list[i])
 		}
 	}
 }
