@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/compaction"
@@ -168,6 +169,17 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 	note, unreadable, migrate := headerNote(h, name, o.Release)
 	var entries []*session.Entry
 	var skipped []string
+	if unreadable && !usesManagerTree(o.Release) {
+		// pi's loader (up to 2026.4.24) reads content.trim(): white space and BOMs before the
+		// header, which JSON.parse refuses, are gone before the first line is parsed.
+		if t := trimJSSpaceStart(data); len(t) < len(data) && len(t) > 0 {
+			res, err := Run(ctx, bytes.NewReader(t), name, o)
+			if err == nil {
+				res.Context.Warnings = append([]string{fmt.Sprintf("%s: %d bytes of white space or BOMs before the header: OpenClaw %s's loader trims them (content.trim()), so the file is read", name, len(data)-len(t), orDefault(o.Release))}, res.Context.Warnings...)
+			}
+			return res, err
+		}
+	}
 	if unreadable {
 		return entriesWithNotes(ctx, nil, nil, note, name, o)
 	}
@@ -180,6 +192,18 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 		return nil, err
 	}
 	return entriesWithNotes(ctx, entries, skipped, note, name, o)
+}
+
+// trimJSSpaceStart is data without the JavaScript white space (BOMs included) it starts with.
+func trimJSSpaceStart(data []byte) []byte {
+	for len(data) > 0 {
+		r, n := utf8.DecodeRune(data)
+		if r == utf8.RuneError && n <= 1 || !session.IsJSSpace(r) {
+			break
+		}
+		data = data[n:]
+	}
+	return data
 }
 
 // RunFile replays the transcript at path (plain, gzip or zstd). It indexes the file first and
@@ -197,6 +221,15 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	}
 	h, _ := idx.Header()
 	note, unreadable, migrate := headerNote(h, path, o.Release)
+	if unreadable && !usesManagerTree(o.Release) {
+		// white space before the header (see Run): rare, read in memory like Run
+		f, err := jsonl.Open(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return Run(ctx, f, path, o)
+	}
 	if unreadable {
 		return entriesWithNotes(ctx, nil, nil, note, path, o)
 	}

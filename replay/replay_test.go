@@ -311,3 +311,25 @@ func TestNullMessageThrows(t *testing.T) {
 		t.Error("the string message lies before the kept region (a2): it must not be sent")
 	}
 }
+
+// TestWhiteSpaceBeforeHeader: pi's loader up to 2026.4.24 reads content.trim(), so BOMs and
+// white space before the header line are skipped and the file is read (found by the
+// mutations: a second BOM); from a file as from a stream.
+func TestWhiteSpaceBeforeHeader(t *testing.T) {
+	src := "\ufeff\ufeff \n" + example
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := replay.Options{Provider: "anthropic", Model: "claude-sonnet-4-5", NowMs: testNow, Release: hygiene.Release20260424}
+	want := run(t, example, o)
+	fromFile, err := replay.RunFile(context.Background(), file, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, res := range map[string]*replay.Result{"Run": run(t, src, o), "RunFile": fromFile} {
+		if len(res.Messages) == 0 || !cmp.Equal(want.Messages, res.Messages) {
+			t.Errorf("%s: %d messages, want the %d of the file without the BOMs", name, len(res.Messages), len(want.Messages))
+		}
+	}
+}
