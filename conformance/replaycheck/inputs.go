@@ -25,9 +25,15 @@ type Input struct {
 	Data []byte // the bytes themselves
 }
 
-// CorpusDir is ../shared/corpus beside the repository ("" when absent).
+// CorpusDir is the corpus the repair part reads (harness.CorpusDir: $CLAWDOCTOR_CORPUS, else
+// ../shared/corpus beside the repository), "" when absent. (It used to be looked for one
+// directory too high, so a checkout beside shared/ other than a worktree two levels down
+// compared no corpus transcript at all, silently.)
 func CorpusDir() string {
-	dir := filepath.Join(repoDir(), "..", "..", "shared", "corpus")
+	dir := harness.CorpusDir()
+	if dir == "" {
+		dir = filepath.Join(repoDir(), "..", "shared", "corpus")
+	}
 	if _, err := os.Stat(dir); err != nil {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -142,6 +143,9 @@ func collect(ctx context.Context, sets string, seed uint64, n counts) ([]Input, 
 			c, err := CorpusInputs()
 			if err != nil {
 				return nil, err
+			}
+			if len(c) == 0 {
+				return nil, fmt.Errorf("no corpus at %s (set CLAWDOCTOR_CORPUS, or leave the corpus set out with --sets)", filepath.Join(repoDir(), "..", "shared", "corpus"))
 			}
 			in = append(in, c...)
 		case "fixtures":
