@@ -3,7 +3,6 @@ package hygiene
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"image"
 	"image/gif"
 	"image/jpeg"
@@ -43,11 +42,6 @@ func ImageDecodeError(block map[string]any) error {
 	default:
 		return nil
 	}
-	if _, err := decode(bytes.NewReader(raw)); err != nil {
-		if err.Error() == "" {
-			err = errors.New("does not decode")
-		}
-		return err
-	}
-	return nil
+	_, err = decode(bytes.NewReader(raw))
+	return err
 }

@@ -39,7 +39,7 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 	for _, e := range sc.Unusable {
 		raw, ok, _ := session.GetField(e.Raw, "message")
 		if ok && string(raw) != "null" {
-			ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: message is not an object: OpenClaw sends it as it is (a provider refuses it)", name, e.ID))
+			ci.Warnings = append(ci.Warnings, fmt.Sprintf("%s: entry %s: message is not an object: OpenClaw sends it as it is (no provider API takes a message that is not an object; not checked against a provider)", name, e.ID))
 		}
 	}
 	if sc.Throws != "" {
