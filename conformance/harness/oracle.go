@@ -135,7 +135,7 @@ func Start(ctx context.Context, driver, release string, procs int) (*Oracle, err
 	script := filepath.Join(root, "conformance", "oracle", driver)
 	o := &Oracle{Release: release, free: make(chan *proc, procs), dead: make(chan struct{})}
 	for i := 0; i < procs; i++ {
-		cmd := exec.CommandContext(ctx, ref, "--node", script)
+		cmd := Command(ctx, ref, "--node", script)
 		cmd.Env = append(os.Environ(), "OPENCLAW_REF_VERSION="+release, "TZ=UTC")
 		p := &proc{cmd: cmd, stderr: &tail{}}
 		cmd.Stderr = p.stderr

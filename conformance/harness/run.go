@@ -231,7 +231,8 @@ func Main(e Engine, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	ctx := context.Background()
+	ctx, stop := SignalContext()
+	defer stop()
 	t0 := time.Now()
 	ins, err := Collect(ctx, s)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/clawdoctor/clawdoctor/conformance/harness"
 )
 
 // The golden input sets: every corpus transcript (recorded by digest and shape only), every
@@ -63,7 +65,8 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v: the live comparison needs the reference (../shared/tools/openclaw-reference)\n", engine, err)
 		return 1
 	}
-	ctx := context.Background()
+	ctx, stop := harness.SignalContext()
+	defer stop()
 	if reused {
 		return reusedMain(ctx, ref, *golden, stdout, stderr)
 	}

@@ -12,9 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/conformance/harness"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -125,7 +125,7 @@ func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, 
 		pw.CloseWithError(bw.Flush())
 	}()
 	script := filepath.Join(repoDir(), "conformance", "oracle", o.Script)
-	cmd := exec.CommandContext(ctx, o.Tool, "--node", script)
+	cmd := harness.Command(ctx, o.Tool, "--node", script)
 	cmd.Env = append(os.Environ(), "OPENCLAW_REF_VERSION="+o.Release, "TZ=UTC")
 	cmd.Stdin = pr
 	var stderr bytes.Buffer
@@ -148,7 +148,7 @@ func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, 
 			}
 			n++
 			if ferr != nil {
-				_ = cmd.Process.Kill()
+				_ = harness.KillGroup(cmd)
 			}
 		}
 		if err != nil {
