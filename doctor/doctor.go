@@ -156,13 +156,9 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{StateDir: opts.StateDir, ConfigPath: st.configPath, Fix: opts.Fix, Yes: opts.Yes}
-	var probs []Problem
-	for _, check := range checks {
-		ps, err := check(ctx, st)
-		if err != nil {
-			return nil, err
-		}
-		probs = append(probs, ps...)
+	probs, err := runChecks(ctx, st)
+	if err != nil {
+		return nil, err
 	}
 	backups := &Backups{StateDir: opts.StateDir, Dir: opts.BackupDir, Now: opts.Now}
 	askedYes := map[string]bool{}
