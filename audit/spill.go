@@ -47,15 +47,19 @@ func (s *spilled[T]) len() int { return s.n }
 
 func (s *spilled[T]) add(v T) int {
 	if s.n%spillChunkLen == 0 {
-		c := spillChunkLen
-		if s.n == 0 {
-			c = 16 // small transcripts stay small; the first chunk grows by append
+		var c []T
+		if s.inMem >= s.budget {
+			c = s.spillOldest() // its memory holds the new chunk: spilling makes no garbage
 		}
-		s.chunks = append(s.chunks, make([]T, 0, c))
+		if c == nil {
+			n := spillChunkLen
+			if s.n == 0 {
+				n = 16 // small transcripts stay small; the first chunk grows by append
+			}
+			c = make([]T, 0, n)
+		}
+		s.chunks = append(s.chunks, c)
 		s.inMem++
-		if s.inMem > s.budget {
-			s.spillOldest()
-		}
 	}
 	k := len(s.chunks) - 1
 	s.chunks[k] = append(s.chunks[k], v)
@@ -72,18 +76,19 @@ func asBytes[T any](c []T) []byte {
 }
 
 // spillOldest writes the oldest chunk still in memory to the temp file (chunk k at offset
-// k*chunkBytes) and drops it.
-func (s *spilled[T]) spillOldest() {
+// k*chunkBytes) and drops it. It returns the chunk's memory, emptied, for reuse (nil when
+// nothing was written).
+func (s *spilled[T]) spillOldest() []T {
 	k := len(s.chunks) - s.inMem
 	if s.err != nil || k < 0 || s.chunks[k] == nil {
-		return
+		return nil
 	}
 	if s.f == nil {
 		f, err := os.CreateTemp(spillDir, "clawdoctor-audit-*.spill")
 		if err != nil {
 			s.err = fmt.Errorf("audit spill file: %w", err)
 			s.budget = 1 << 30 // keep everything in memory rather than fail
-			return
+			return nil
 		}
 		os.Remove(f.Name()) // unlinked: the space is freed when the scan ends, even on a crash
 		s.f = f
@@ -93,11 +98,13 @@ func (s *spilled[T]) spillOldest() {
 	if _, err := s.f.WriteAt(asBytes(s.chunks[k]), int64(k)*chunkBytes); err != nil {
 		s.err = fmt.Errorf("audit spill file: %w", err)
 		s.budget = 1 << 30
-		return
+		return nil
 	}
+	c := s.chunks[k][:0]
 	s.chunks[k] = nil
 	s.inMem--
 	s.spills++
+	return c
 }
 
 // at returns value i.
