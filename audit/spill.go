@@ -8,14 +8,15 @@ import (
 
 // Why spill. The audit of one transcript needs, after the last line, a few facts per entry
 // (line, timestamp, tool-call ids, previews for messages) to check the active branch, which is
-// only known once the file ends. Kept in memory those facts cost ~100 bytes an entry: a
-// 16 GiB transcript (~9.5M entries) would need ~1 GB. Two passes would halve the parse speed
-// and cannot re-read a stream (stdin, a decompressor, a SQLite row feed). So only the hot part
+// only known once the file ends. Kept in memory those facts cost 40 bytes an entry (detail)
+// plus their strings: a 16 GiB transcript (~9.5M entries) would need ~0.5 GB or more. Two
+// passes would halve the parse speed and cannot re-read a stream (stdin, a decompressor, a
+// SQLite row feed). So only the hot part
 // of each entry (id key, parent, kind and flags: 16 bytes, see node) stays in memory; the rest
 // is appended to logs whose old chunks go to a temp file once a log holds more than its memory
 // budget, and are read back a chunk at a time. The checks after the scan walk the active
 // branch in file order (a parent precedes its children), so the read-back is sequential.
-// Small transcripts never touch the disk.
+// Transcripts whose details fit their budget (detailBudget) never touch the disk.
 
 // spillDir is where spilled chunks go ("" means os.TempDir, i.e. $TMPDIR).
 var spillDir = ""
