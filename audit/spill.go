@@ -8,14 +8,15 @@ import (
 
 // Why spill. The audit of one transcript needs, after the last line, a few facts per entry
 // (line, timestamp, tool-call ids, previews for messages) to check the active branch, which is
-// only known once the file ends. Kept in memory those facts cost ~100 bytes an entry: a
-// 16 GiB transcript (~9.5M entries) would need ~1 GB. Two passes would halve the parse speed
-// and cannot re-read a stream (stdin, a decompressor, a SQLite row feed). So only the hot part
+// only known once the file ends. Kept in memory those facts cost 40 bytes an entry (detail)
+// plus their strings: a 16 GiB transcript (~9.5M entries) would need ~0.5 GB or more. Two
+// passes would halve the parse speed and cannot re-read a stream (stdin, a decompressor, a
+// SQLite row feed). So only the hot part
 // of each entry (id key, parent, kind and flags: 16 bytes, see node) stays in memory; the rest
 // is appended to logs whose old chunks go to a temp file once a log holds more than its memory
 // budget, and are read back a chunk at a time. The checks after the scan walk the active
 // branch in file order (a parent precedes its children), so the read-back is sequential.
-// Small transcripts never touch the disk.
+// Transcripts whose details fit their budget (detailBudget) never touch the disk.
 
 // spillDir is where spilled chunks go ("" means os.TempDir, i.e. $TMPDIR).
 var spillDir = ""
@@ -47,15 +48,19 @@ func (s *spilled[T]) len() int { return s.n }
 
 func (s *spilled[T]) add(v T) int {
 	if s.n%spillChunkLen == 0 {
-		c := spillChunkLen
-		if s.n == 0 {
-			c = 16 // small transcripts stay small; the first chunk grows by append
+		var c []T
+		if s.inMem >= s.budget {
+			c = s.spillOldest() // its memory holds the new chunk: spilling makes no garbage
 		}
-		s.chunks = append(s.chunks, make([]T, 0, c))
+		if c == nil {
+			n := spillChunkLen
+			if s.n == 0 {
+				n = 16 // small transcripts stay small; the first chunk grows by append
+			}
+			c = make([]T, 0, n)
+		}
+		s.chunks = append(s.chunks, c)
 		s.inMem++
-		if s.inMem > s.budget {
-			s.spillOldest()
-		}
 	}
 	k := len(s.chunks) - 1
 	s.chunks[k] = append(s.chunks[k], v)
@@ -72,18 +77,19 @@ func asBytes[T any](c []T) []byte {
 }
 
 // spillOldest writes the oldest chunk still in memory to the temp file (chunk k at offset
-// k*chunkBytes) and drops it.
-func (s *spilled[T]) spillOldest() {
+// k*chunkBytes) and drops it. It returns the chunk's memory, emptied, for reuse (nil when
+// nothing was written).
+func (s *spilled[T]) spillOldest() []T {
 	k := len(s.chunks) - s.inMem
 	if s.err != nil || k < 0 || s.chunks[k] == nil {
-		return
+		return nil
 	}
 	if s.f == nil {
 		f, err := os.CreateTemp(spillDir, "clawdoctor-audit-*.spill")
 		if err != nil {
 			s.err = fmt.Errorf("audit spill file: %w", err)
 			s.budget = 1 << 30 // keep everything in memory rather than fail
-			return
+			return nil
 		}
 		os.Remove(f.Name()) // unlinked: the space is freed when the scan ends, even on a crash
 		s.f = f
@@ -93,11 +99,13 @@ func (s *spilled[T]) spillOldest() {
 	if _, err := s.f.WriteAt(asBytes(s.chunks[k]), int64(k)*chunkBytes); err != nil {
 		s.err = fmt.Errorf("audit spill file: %w", err)
 		s.budget = 1 << 30
-		return
+		return nil
 	}
+	c := s.chunks[k][:0]
 	s.chunks[k] = nil
 	s.inMem--
 	s.spills++
+	return c
 }
 
 // at returns value i.
@@ -167,29 +175,38 @@ const maxCold = 4 << 10
 
 func newColdArena(budgetBytes int) *coldArena { return &coldArena{b: newSpilled[byte](budgetBytes)} }
 
-// cref is a string in a coldArena.
-type cref struct {
-	off uint64
-	n   uint32 // 0: the empty string
-}
+// cref is a string in a coldArena: its offset (40 bits, 1 TiB of strings) and length (24
+// bits; put cuts at maxCold) in one word, so the logs that hold crefs stay small: three of
+// them in every entry's detail were 48 of its 80 bytes, more than half of them written out.
+type cref uint64
 
-func (r cref) empty() bool { return r.n == 0 }
+const crefLenBits = 24
+
+func (r cref) empty() bool { return r == 0 }
+
+func (r cref) off() int { return int(r >> crefLenBits) }
+
+func (r cref) len() int { return int(r & (1<<crefLenBits - 1)) }
 
 func (a *coldArena) put(b []byte) cref {
 	if len(b) == 0 {
-		return cref{}
+		return 0
 	}
 	if len(b) > maxCold {
 		b = b[:maxCold]
 	}
-	return cref{off: uint64(a.b.addRun(b)), n: uint32(len(b))}
+	off := uint64(a.b.addRun(b))
+	if off >= 1<<(64-crefLenBits) {
+		return 0 // past 1 TiB of strings: messages quote "" rather than another string
+	}
+	return cref(off<<crefLenBits | uint64(len(b)))
 }
 
 func (a *coldArena) putString(s string) cref { return a.put([]byte(s)) }
 
 func (a *coldArena) str(r cref) string {
-	if r.n == 0 {
+	if r.empty() {
 		return ""
 	}
-	return string(a.b.run(int(r.off), int(r.n)))
+	return string(a.b.run(r.off(), r.len()))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -61,5 +62,24 @@ func TestSpilledScanMatchesInMemory(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings differ when spilled (-memory +spilled):\n%s", diff)
+	}
+}
+
+// TestIndexSizes: the per-entry structs are what bounds the audit's memory and spill traffic
+// (spill.go); growing one should be a decision, not an accident.
+func TestIndexSizes(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"node", unsafe.Sizeof(node{}), 16},
+		{"detail", unsafe.Sizeof(detail{}), 40},
+		{"rare", unsafe.Sizeof(rare{}), 16},
+		{"call", unsafe.Sizeof(call{}), 32},
+		{"cref", unsafe.Sizeof(cref(0)), 8},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s is %d bytes, want %d", tc.name, tc.got, tc.want)
+		}
 	}
 }

@@ -106,16 +106,28 @@ type node struct {
 	flags      uint16
 }
 
-// detail is the rest of what the checks need of one entry, read back after the scan.
+// detail is the rest of what the checks need of one entry, read back after the scan: 40
+// bytes, written out to the spill file with the rest of its log when the log is over budget.
+// What few entries have (an id idKey cannot pack, a message-tool result's message id) is in
+// a rare of its own.
 type detail struct {
-	line, ts  int64 // ts in ms; 0 unknown
-	id        cref  // the id when idKey could not pack it
-	extra     cref  // user text preview, assistant error message or mirror text, result call id, compaction firstKept, leaf target
-	extra2    cref  // toolResult: "message#<id>" of a message-tool send
-	extraKey  uint64
-	callStart int32 // into scan.calls
-	callN     uint16
-	model     uint16 // assistant or snapshot "provider/model", toolResult tool name (interned)
+	line, ts int64 // ts in ms; 0 unknown
+	extra    cref  // user text preview, assistant error message or mirror text, result call id, compaction firstKept, leaf target
+	// extraKey is the key of extra, except in an assistant: the index in scan.calls of its
+	// first call (see callStart)
+	extraKey uint64
+	rare     int32  // 1 + the index in scan.rares of the entry's rare facts; 0 none
+	callN    uint16 // assistant: its calls
+	model    uint16 // assistant or snapshot "provider/model", toolResult tool name (interned)
+}
+
+// callStart is the index in scan.calls of an assistant's first call.
+func (d *detail) callStart() int { return int(d.extraKey) }
+
+// rare is what only a few entries need beside their detail.
+type rare struct {
+	id     cref // the id when idKey could not pack it
+	extra2 cref // toolResult: "message#<id>" of a message-tool send
 }
 
 // call is one tool call of an assistant message.
@@ -133,9 +145,13 @@ var invalidReasons = []string{"", "no input (arguments and input are missing)", 
 	"name longer than 64 characters", "name has characters outside A-Z a-z 0-9 _ -"}
 
 // Spill budgets of one scan: in-memory bytes of each log before its old chunks go to disk
-// (variables so a test can make a small transcript spill).
+// (variables so a test can make a small transcript spill). The details budget holds 1.25M
+// entries (40 bytes each), so transcripts up to ~250 MiB of small entries never write to
+// disk (writing out and reading back was a fifth of their audit's CPU); a bigger one keeps
+// only the budget's worth in memory, and a 4 GiB transcript (2.4M entries) stays under its
+// 256 MiB RSS target.
 var (
-	detailBudget = 12 << 20
+	detailBudget = 48 << 20
 	callBudget   = 6 << 20
 	coldBudget   = 8 << 20
 )
@@ -152,6 +168,7 @@ type scan struct {
 	seed       maphash.Seed
 	nodes      nodes
 	details    *spilled[detail]
+	rares      *spilled[rare]
 	calls      *spilled[call]
 	cold       *coldArena
 	ids        *keyMap
@@ -205,9 +222,15 @@ func (s *scan) name16(i uint16) string {
 	return "(other)"
 }
 
-func (s *scan) str(r cref) string    { return s.cold.str(r) }
-func (s *scan) nd(i int32) *node     { return s.nodes.at(i) }
-func (s *scan) det(i int32) detail   { return s.details.at(int(i)) }
+func (s *scan) str(r cref) string  { return s.cold.str(r) }
+func (s *scan) nd(i int32) *node   { return s.nodes.at(i) }
+func (s *scan) det(i int32) detail { return s.details.at(int(i)) }
+func (s *scan) rareOf(d detail) rare {
+	if d.rare == 0 {
+		return rare{}
+	}
+	return s.rares.at(int(d.rare - 1))
+}
 func (s *scan) keyOf(i int32) uint64 { return s.nodes.at(i).key }
 func (s *scan) key(id []byte) uint64 { return idKey(s.seed, id) }
 
@@ -216,7 +239,7 @@ func (s *scan) idStr(i int32) string {
 	if id, ok := packed(s.nd(i).key); ok {
 		return id
 	}
-	return s.str(s.det(i).id)
+	return s.str(s.rareOf(s.det(i)).id)
 }
 
 // lookup returns the node whose id has key k.
@@ -235,7 +258,7 @@ func CheckTranscript(ctx context.Context, r io.Reader, name string, opts Options
 
 func newScan(ctx context.Context, name string, opts Options) *scan {
 	s := &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, seed: maphash.MakeSeed(),
-		details: newSpilled[detail](detailBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
+		details: newSpilled[detail](detailBudget), rares: newSpilled[rare](callBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
 		pending: newSpilled[pendingParent](callBudget), names: []string{""}, nameIdx: map[string]uint16{}}
 	s.ids = newKeyMap(s.keyOf)
 	return s
@@ -243,6 +266,7 @@ func newScan(ctx context.Context, name string, opts Options) *scan {
 
 func (s *scan) close() {
 	s.details.close()
+	s.rares.close()
 	s.calls.close()
 	s.cold.b.close()
 	s.pending.close()
@@ -256,7 +280,7 @@ func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
 	}
 	s.tree()
 	s.suppressed()
-	for _, err := range []error{s.details.err, s.calls.err, s.cold.b.err, s.pending.err} {
+	for _, err := range []error{s.details.err, s.rares.err, s.calls.err, s.cold.b.err, s.pending.err} {
 		if err != nil {
 			return s.out, s.entries, fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -289,11 +313,20 @@ func (s *scan) suppressed() {
 	}
 }
 
-// batch is a run of lines copied out of the reader, so reading and parsing overlap.
+// batch is a run of lines copied out of the reader, so reading and parsing overlap. The
+// reading goroutine also runs the grammar check of each line (checkFirst): it was a sixth of
+// the scan's CPU and the reader was otherwise idle most of the time.
 type batch struct {
-	buf   []byte
-	lines []jsonl.Line // Bytes point into buf
-	err   error        // set on the last batch: io.EOF or the read error
+	buf    []byte
+	lines  []jsonl.Line // Bytes point into buf
+	checks []error      // jsonl.Check of each line that needs one (checkFirst), else nil
+	err    error        // set on the last batch: io.EOF or the read error
+}
+
+// checkFirst reports whether line() checks l's bytes against the grammar: not for a line it
+// does not read (over the cap, blank) or reads another way (NUL bytes, invalid UTF-8).
+func checkFirst(l *jsonl.Line) bool {
+	return l.Flags&(jsonl.FlagTooLong|jsonl.FlagBlank|jsonl.FlagNUL|jsonl.FlagInvalidUTF8) == 0
 }
 
 const batchBytes = 4 << 20
@@ -313,12 +346,12 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 	get := func() *batch {
 		select {
 		case b := <-free:
-			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+			b.buf, b.lines, b.checks, b.err = b.buf[:0], b.lines[:0], b.checks[:0], nil
 			return b
 		default:
 			// a state dir is thousands of small scans: their batches are reused, not garbage
 			if b, ok := batchPool.Get().(*batch); ok && cap(b.buf) >= batchCap {
-				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+				b.buf, b.lines, b.checks, b.err = b.buf[:0], b.lines[:0], b.checks[:0], nil
 				return b
 			}
 			return &batch{buf: make([]byte, 0, batchCap)}
@@ -352,6 +385,11 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 		b.buf = append(b.buf, l.Bytes...)
 		l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
 		b.lines = append(b.lines, l)
+		var verdict error
+		if checkFirst(&l) {
+			verdict = jsonl.Check(l.Bytes)
+		}
+		b.checks = append(b.checks, verdict)
 	}
 }
 
@@ -363,7 +401,7 @@ func (s *scan) read(r io.Reader) error {
 	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, free, done)
 	for b := range out {
 		for i := range b.lines {
-			s.line(&b.lines[i])
+			s.line(&b.lines[i], b.checks[i])
 		}
 		if b.err != nil && b.err != io.EOF {
 			var num int64
@@ -396,7 +434,8 @@ func (s *scan) read(r io.Reader) error {
 	return nil
 }
 
-func (s *scan) line(l *jsonl.Line) {
+// line handles one line; checked is jsonl.Check of its bytes when checkFirst(l).
+func (s *scan) line(l *jsonl.Line, checked error) {
 	if l.Has(jsonl.FlagBOM) {
 		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; OpenClaw's repair cannot parse the header line, finds no header and never repairs the file", s.repairHint(""), nil)
 	}
@@ -435,7 +474,7 @@ func (s *scan) line(l *jsonl.Line) {
 	}
 	// The verdict is the one grammar's (jsonl.Check, as repair and validate read it); fastjson
 	// accepts some invalid lines (a raw NUL in a string, "01") and stops at 300 levels.
-	err := jsonl.Check(b)
+	err := checked
 	deep := ""
 	switch {
 	case err == nil:
@@ -552,7 +591,7 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), "", map[string]any{"jsonType": v.Type().String()})
 		return
 	}
-	typ := string(v.GetStringBytes("type")) // a few distinct values: no allocation for short strings
+	typ := entryType(v.GetStringBytes("type"))
 	if typ == "session" {
 		if first {
 			s.header, s.headerLine = true, line
@@ -582,6 +621,38 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s", line, typ, why), run+": clawdoctor repair --synthesize-header "+s.name, ev)
 	}
 	s.entry(v, typ, line)
+}
+
+// entryType returns t as a string without allocating for the types OpenClaw writes (it was
+// an allocation per entry).
+func entryType(t []byte) string {
+	switch string(t) {
+	case "session":
+		return "session"
+	case "message":
+		return "message"
+	case "custom":
+		return "custom"
+	case "custom_message":
+		return "custom_message"
+	case "compaction":
+		return "compaction"
+	case "branch_summary":
+		return "branch_summary"
+	case "model_change":
+		return "model_change"
+	case "thinking_level_change":
+		return "thinking_level_change"
+	case "label":
+		return "label"
+	case "session_info":
+		return "session_info"
+	case "leaf":
+		return "leaf"
+	case "reset":
+		return "reset"
+	}
+	return string(t)
 }
 
 func sessionEntryType(t string) bool {
@@ -861,7 +932,9 @@ func imageMime(b *fastjson.Value) bool {
 	return false
 }
 
-func (s *scan) images(c *fastjson.Value, line int64, id string) {
+// idb is the entry's id: it becomes a string only for a finding (one allocation an entry was
+// a tenth of the audit's garbage).
+func (s *scan) images(c *fastjson.Value, line int64, idb []byte) {
 	if c == nil || c.Type() != fastjson.TypeArray {
 		return
 	}
@@ -870,6 +943,7 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 			continue
 		}
 		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes()) {
+			id := string(idb)
 			s.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
 				s.repairHint(""), map[string]any{"block": i})
 		}
@@ -879,6 +953,7 @@ func (s *scan) images(c *fastjson.Value, line int64, id string) {
 		}
 		decoded := len(data) / 4 * 3
 		if decoded > maxImageBytes {
+			id := string(idb)
 			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails",
 				id, str(b, "mimeType"), float64(decoded)/1e6, i), replayHint(s.name),
 				map[string]any{"decodedBytes": decoded, "block": i, "mimeType": str(b, "mimeType")})
@@ -891,10 +966,11 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	s.entries++
 	n := node{parentIdx: -1}
 	d := detail{line: line}
+	var r rare
 	idb := v.GetStringBytes("id")
 	n.key = s.key(idb)
 	if n.key>>63 == 0 && n.key != 0 {
-		d.id = s.cold.put(idb) // not packed: keep the string for messages and the duplicate check
+		r.id = s.cold.put(idb) // not packed: keep the string for messages and the duplicate check
 	}
 	var pkey uint64
 	var pb []byte
@@ -907,11 +983,10 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 	if string(v.GetStringBytes("appendMode")) == "side" {
 		n.flags |= fSide
 	}
-	id := string(idb)
 	switch typ {
 	case "message":
 		n.kind = kindMessage
-		s.message(v, &n, &d, id, line)
+		s.message(v, &n, &d, &r, idb, line)
 	case "custom_message":
 		n.kind, n.role = kindCustomMessage, roleOther
 	case "branch_summary":
@@ -937,6 +1012,9 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 		if ts, ok := parseISO(v.GetStringBytes("timestamp")); ok {
 			d.ts = ts
 		}
+	}
+	if r != (rare{}) {
+		d.rare = int32(s.rares.add(r) + 1)
 	}
 	i := s.nodes.add(n)
 	s.details.add(d)
@@ -969,7 +1047,7 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 			s.dupKeys = map[uint64]bool{}
 		}
 		s.dupKeys[n.key] = true
-		pl := s.det(prev).line
+		pl, id := s.det(prev).line, string(idb)
 		s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins",
 			id, line, pl), replayHint(s.name), map[string]any{"firstLine": pl})
 	}
@@ -980,7 +1058,7 @@ func (s *scan) sameID(i int32, id []byte) bool {
 	if s.nd(i).key>>63 == 1 {
 		return true // packed: the key is the id
 	}
-	return s.str(s.det(i).id) == string(id[:min(len(id), maxCold)])
+	return s.str(s.rareOf(s.det(i)).id) == string(id[:min(len(id), maxCold)])
 }
 
 func modelName(provider, model string) string {
@@ -990,7 +1068,7 @@ func modelName(provider, model string) string {
 	return provider + "/" + model
 }
 
-func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line int64) {
+func (s *scan) message(v *fastjson.Value, n *node, d *detail, r *rare, idb []byte, line int64) {
 	m := v.Get("message")
 	var role []byte
 	if m != nil && m.Type() == fastjson.TypeObject {
@@ -998,6 +1076,7 @@ func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line in
 	}
 	if len(role) == 0 {
 		n.role = roleOther
+		id := string(idb)
 		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn", id, line), s.repairHint(""), nil)
 		return
 	}
@@ -1015,6 +1094,7 @@ func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line in
 		s.buf2 = t.previewN(s.buf2[:0], 240)
 		d.extra = s.cold.put(s.buf2)
 		if t.blank && t.images == 0 && !hasNonTextBlocks(content) {
+			id := string(idb)
 			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails", id, line), s.repairHint(""), nil)
 		}
 	case "assistant":
@@ -1044,11 +1124,12 @@ func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line in
 			msg := str(m, "errorMessage")
 			d.extra = s.cold.putString(preview(msg, 300))
 			if len(arr) == 0 {
+				id := string(idb)
 				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay",
 					id, line, preview(msg, 120)), s.repairHint(""), map[string]any{"errorMessage": preview(msg, 300), "model": s.name16(d.model)})
 			}
 		}
-		d.callStart = int32(s.calls.len())
+		d.extraKey = uint64(s.calls.len()) // callStart
 		for _, b := range arr {
 			if !isToolCall(b.GetStringBytes("type")) {
 				continue
@@ -1102,13 +1183,13 @@ func (s *scan) message(v *fastjson.Value, n *node, d *detail, id string, line in
 		d.model = s.intern(tool)
 		if string(tool) == "message" {
 			if mid := messageID(content); mid != nil {
-				d.extra2 = s.cold.put(mid)
+				r.extra2 = s.cold.put(mid)
 			}
 		}
 	default:
 		n.role = roleOther
 	}
-	s.images(content, line, id)
+	s.images(content, line, idb)
 }
 
 func bytesTrim(b []byte) []byte {

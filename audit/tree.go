@@ -260,7 +260,7 @@ func (s *scan) tools(path []int32) {
 			if d.callN > 0 {
 				contig = pos
 			}
-			for k := int(d.callStart); k < int(d.callStart)+int(d.callN); k++ {
+			for k := d.callStart(); k < d.callStart()+int(d.callN); k++ {
 				c := s.calls.at(k)
 				if c.invalid != 0 {
 					id, name, cid := s.idStr(ni), s.name16(c.name), s.str(c.id)
@@ -472,7 +472,7 @@ func (s *scan) delivery(path []int32) {
 				return
 			}
 			turnEnd, end = d.ts, turn{node: ni, line: d.line}
-			for k := int(d.callStart); k < int(d.callStart)+int(d.callN); k++ {
+			for k := d.callStart(); k < d.callStart()+int(d.callN); k++ {
 				if c := s.calls.at(k); c.send && c.key != 0 {
 					byCall[c.key] = len(sends)
 					sends = append(sends, send{first: end, callID: s.str(c.id), text: s.str(c.text)})
@@ -485,7 +485,7 @@ func (s *scan) delivery(path []int32) {
 			d := s.det(ni)
 			if k, ok := byCall[d.extraKey]; ok && n.flags&fResultErr == 0 {
 				sends[k].resultTs = d.ts
-				sends[k].msgID = s.str(d.extra2)
+				sends[k].msgID = s.str(s.rareOf(d).extra2)
 			}
 		}
 	})
