@@ -1,6 +1,8 @@
 package replaycheck
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/session"
 )
 
 // ReplayAnswer is the comparable part of a replay.mjs answer.
@@ -39,6 +42,25 @@ const DeliberateImage = "image over the limits kept, not re-encoded"
 // error>", a text that cannot be reproduced; replay keeps the image and its images step says
 // so (hygiene.ImageDecodeError). Set aside only where Go's full decode of our block fails too.
 const DeliberateUndecodable = "image libvips cannot read kept (2026.3.13), not replaced by its error text"
+
+// DeliberateCycleHang: OpenClaw 2026.3.13 and 2026.4.24 never return on a transcript whose
+// parentId links loop (pi's branch walk has no guard; the process spins, its memory growing,
+// until killed); the driver is killed after Oracle.Stall. Ours stops at the cycle, as 2026.6.11
+// does (session.Index.Cycles, session.TestIndexCycles; TestStalledVerdict). Set aside only where the input has a cycle.
+const DeliberateCycleHang = "parentId cycle: OpenClaw never returns (its branch walk loops), ours stops at the cycle"
+
+// stalledVerdict is the verdict on an input the oracle never answered (IsStalled).
+func stalledVerdict(ctx context.Context, in Input) Verdict {
+	data, err := in.ReadData()
+	if err != nil {
+		return Verdict{Diff: "oracle gave no answer; input unreadable: " + err.Error()}
+	}
+	x, err := session.BuildIndex(ctx, bytes.NewReader(data), in.Key, session.IndexOptions{})
+	if err != nil || len(x.Cycles()) == 0 {
+		return Verdict{Diff: "oracle gave no answer (driver killed after the stall timeout) and the input has no parentId cycle"}
+	}
+	return Verdict{Equal: true, Deliberate: []string{DeliberateCycleHang}}
+}
 
 const libvipsNote = "[session:history] omitted image payload: Error: "
 

@@ -68,17 +68,23 @@ func LiveReplay(ctx context.Context, l Live, inputs []Input, targets []Target) (
 	c := &collector{live: l, lines: make([]GoldenLine, len(reqs))}
 	err := l.Oracle.Stream(ctx, reqs, l.Jobs, func(i int, raw json.RawMessage) error {
 		in, t := jobs[i].in, jobs[i].t
-		var want ReplayAnswer
-		if err := json.Unmarshal(raw, &want); err != nil {
-			return fmt.Errorf("%s %s: oracle answer: %w", in.Key, t.Name, err)
-		}
 		got, err := runOurs(ctx, in, ReplayOptions(t, l.Oracle.Release, NowMs))
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", in.Key, t.Name, err)
 		}
-		v := CompareReplay(want, got, l.Oracle.Release)
 		g := GoldenLine{Input: in.Key, Target: t.Name}
-		g.Digest, g.Shape = AnswerDigest(want)
+		var v Verdict
+		if IsStalled(raw) {
+			v = stalledVerdict(ctx, in)
+			g.Digest = "stalled"
+		} else {
+			var want ReplayAnswer
+			if err := json.Unmarshal(raw, &want); err != nil {
+				return fmt.Errorf("%s %s: oracle answer: %w", in.Key, t.Name, err)
+			}
+			v = CompareReplay(want, got, l.Oracle.Release)
+			g.Digest, g.Shape = AnswerDigest(want)
+		}
 		if v.Equal && len(v.Deliberate) > 0 {
 			g.OurDigest, _ = OursDigest(got)
 			g.Deliberate = v.Deliberate[0]
@@ -175,6 +181,10 @@ func LiveCompaction(ctx context.Context, l Live, inputs []Input) (tally, []Golde
 	c := &collector{live: l, lines: make([]GoldenLine, len(reqs))}
 	err := l.Oracle.Stream(ctx, reqs, l.Jobs, func(i int, raw json.RawMessage) error {
 		in, s := jobs[i].in, jobs[i].s
+		if IsStalled(raw) {
+			c.add(i, in.Key, s.Name, stalledVerdict(ctx, in), GoldenLine{Input: in.Key, Target: s.Name, JSON: Stalled})
+			return nil
+		}
 		var want CompactionAnswer
 		if err := json.Unmarshal(raw, &want); err != nil {
 			return fmt.Errorf("%s %s: oracle answer: %w", in.Key, s.Name, err)
@@ -217,6 +227,10 @@ func OfflineCompaction(ctx context.Context, release string, lines []GoldenLine, 
 		s, ok := settingNamed(g.Target)
 		if !ok {
 			return tl, skipped, fmt.Errorf("golden line for unknown setting %q", g.Target)
+		}
+		if g.JSON == Stalled {
+			tl.add(w, g.Input, g.Target, stalledVerdict(ctx, in))
+			continue
 		}
 		res, err := runOurs(ctx, in, compactionOptions(s, release))
 		if err != nil {

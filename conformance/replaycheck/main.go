@@ -50,6 +50,7 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 	corpusMutations := fs.Int("corpus-mutations", 2000, "number of seeded mutations of the corpus transcripts (the corpus-mutations set)")
 	sets := fs.String("sets", "corpus,fixtures,reused,generated", "input sets (corpus, fixtures, reused, generated, matrix, mutations, corpus-mutations)")
 	jobs := fs.Int("jobs", 2, "oracle processes")
+	stall := fs.Duration("stall", DefaultStall, "kill a driver that gives no answer for this long; its input is compared as stalled")
 	golden := fs.Bool("golden", false, "run the golden input sets and rewrite the offline golden from the oracle's answers")
 	all := fs.Bool("all", true, "print equal comparisons too")
 	reused, retry := false, false
@@ -97,10 +98,10 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 	var lines []GoldenLine
 	switch engine {
 	case "replay":
-		live.Oracle = Oracle{Tool: ref, Release: *release, Script: "replay.mjs"}
+		live.Oracle = Oracle{Tool: ref, Release: *release, Script: "replay.mjs", Stall: *stall}
 		tl, lines, err = LiveReplay(ctx, live, inputs, Targets)
 	case "compaction":
-		live.Oracle = Oracle{Tool: ref, Release: *release, Script: "compaction.mjs"}
+		live.Oracle = Oracle{Tool: ref, Release: *release, Script: "compaction.mjs", Stall: *stall}
 		tl, lines, err = LiveCompaction(ctx, live, inputs)
 	default:
 		fmt.Fprintf(stderr, "unknown engine %q\n", engine)

@@ -12,12 +12,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clawdoctor/clawdoctor/conformance/harness"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/clawdoctor/clawdoctor/conformance/harness"
 )
 
 // DefaultRelease is the release the engines follow by default: the newest JSONL-era one.
@@ -31,7 +34,22 @@ type Oracle struct {
 	Tool    string // the openclaw-reference script
 	Release string // OPENCLAW_REF_VERSION
 	Script  string // driver file name in conformance/oracle, e.g. "replay.mjs"
+	// Stall is how long a driver may go without answering before it is killed and its
+	// request answered with Stalled (0: DefaultStall).
+	Stall time.Duration
 }
+
+// DefaultStall is Oracle.Stall's default: the slowest answer seen in the 10,000-mutation runs
+// took a few seconds; an answer 2 minutes late is a driver that will never answer.
+const DefaultStall = 2 * time.Minute
+
+// Stalled is the answer stream gives a request its driver did not answer within Oracle.Stall
+// (OpenClaw 2026.3.13 and 2026.4.24 loop forever walking a parentId cycle, see
+// DeliberateCycleHang). No driver answer has this member.
+const Stalled = `{"stalled":true}`
+
+// IsStalled reports whether ans is Stalled.
+func IsStalled(ans json.RawMessage) bool { return string(ans) == Stalled }
 
 // ErrNoReference is returned when the reference tool cannot be found.
 var ErrNoReference = errors.New("openclaw-reference not found")
@@ -109,8 +127,27 @@ func (o Oracle) Stream(ctx context.Context, reqs []any, jobs int, fn func(i int,
 // inFlight is how many requests stream sends a driver ahead of its answers.
 const inFlight = 16
 
-// stream runs one driver process over reqs[idx...].
+// stream runs a driver process over reqs[idx...]. A driver that stalls on a request is
+// killed, the request answered Stalled, and a new driver takes the rest.
 func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, json.RawMessage) error) error {
+	for len(idx) > 0 {
+		n, err := o.streamOnce(ctx, reqs, idx, fn)
+		if !errors.Is(err, errStalled) {
+			return err
+		}
+		if err := fn(idx[n], json.RawMessage(Stalled)); err != nil {
+			return err
+		}
+		idx = idx[n+1:]
+	}
+	return nil
+}
+
+var errStalled = errors.New("driver stalled")
+
+// streamOnce runs one driver process over reqs[idx...]. When the driver stalls it returns
+// errStalled and how many requests it answered.
+func (o Oracle) streamOnce(ctx context.Context, reqs []any, idx []int, fn func(int, json.RawMessage) error) (int, error) {
 	// The requests are encoded as the driver reads them, not all up front: 10,000 transcripts
 	// times seven targets, base64 inside JSON, came to 10 GiB in memory.
 	// Nor may the driver hold them all: Node's readline reads its stdin as fast as the pipe
@@ -155,16 +192,30 @@ func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, 
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("openclaw %s %s: %w", o.Release, o.Script, err)
+		return 0, fmt.Errorf("openclaw %s %s: %w", o.Release, o.Script, err)
 	}
+	// The driver answers one request at a time: no answer for Stall while it has one means
+	// it is stuck on it (a synchronous loop in OpenClaw cannot be interrupted from inside).
+	stall := o.Stall
+	if stall <= 0 {
+		stall = DefaultStall
+	}
+	var stalled atomic.Bool
+	watchdog := time.AfterFunc(stall, func() {
+		stalled.Store(true)
+		_ = harness.KillGroup(cmd)
+	})
+	defer watchdog.Stop()
 	n := 0
 	var ferr error
 	rd := bufio.NewReader(stdout)
 	for {
+		watchdog.Reset(stall)
 		line, err := rd.ReadBytes('\n')
+		watchdog.Stop()
 		if line = bytes.TrimSpace(line); len(line) > 0 && ferr == nil {
 			if n < len(idx) {
 				ferr = fn(idx[n], json.RawMessage(line))
@@ -184,16 +235,22 @@ func (o Oracle) stream(ctx context.Context, reqs []any, idx []int, fn func(int, 
 	}
 	werr := cmd.Wait()
 	if ferr != nil {
-		return ferr
+		return n, ferr
+	}
+	if stalled.Load() {
+		if n < len(idx) {
+			return n, errStalled
+		}
+		return n, nil // every answer in, killed while slow to exit
 	}
 	if werr != nil || n != len(idx) {
 		tail := strings.TrimSpace(stderr.String())
 		if len(tail) > 2000 {
 			tail = tail[len(tail)-2000:]
 		}
-		return fmt.Errorf("openclaw %s %s: %d of %d answers (%v): %s", o.Release, o.Script, n, len(idx), werr, tail)
+		return n, fmt.Errorf("openclaw %s %s: %d of %d answers (%v): %s", o.Release, o.Script, n, len(idx), werr, tail)
 	}
-	return nil
+	return n, nil
 }
 
 func fileExists(p string) bool {

@@ -3,11 +3,14 @@ package replaycheck
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeTool writes a stand-in for openclaw-reference that runs body as the driver (a shell
@@ -53,6 +56,26 @@ func TestStreamAnswersInOrder(t *testing.T) {
 	}
 }
 
+// TestStreamStalledDriver: a driver that stops answering without exiting is killed after
+// Stall; its request is answered Stalled and a new driver answers the rest.
+func TestStreamStalledDriver(t *testing.T) {
+	// each driver answers its first request, then hangs on the next
+	o := Oracle{Tool: fakeTool(t, "head -n 1; sleep 60"), Release: "x", Script: "replay.mjs", Stall: 300 * time.Millisecond}
+	reqs := []any{10, 11, 12, 13}
+	var got []string
+	err := o.Stream(context.Background(), reqs, 1, func(i int, ans json.RawMessage) error {
+		got = append(got, fmt.Sprintf("%d:%s", i, ans))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"0:10", "1:" + Stalled, "2:12", "3:" + Stalled}
+	if !slices.Equal(got, want) {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+}
+
 // TestStreamShortDriverFails: a driver that stops answering is an error with its stderr, not
 // a shorter run.
 func TestStreamShortDriverFails(t *testing.T) {
@@ -61,5 +84,23 @@ func TestStreamShortDriverFails(t *testing.T) {
 	err := o.Stream(context.Background(), reqs, 1, func(int, json.RawMessage) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "2 of 4 answers") || !strings.Contains(err.Error(), "driver broke") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestStalledVerdict: an input the oracle never answered is a deliberate difference only when
+// it has a parentId cycle (what makes OpenClaw 2026.3.13 and 2026.4.24 loop); otherwise it
+// is a difference.
+func TestStalledVerdict(t *testing.T) {
+	hdr := `{"type":"session","version":3,"id":"s","timestamp":"2026-04-28T00:00:00.000Z","cwd":"/"}` + "\n"
+	msg := func(id, parent string) string {
+		return `{"type":"message","id":"` + id + `","parentId":"` + parent + `","timestamp":"2026-04-28T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n"
+	}
+	cycle := Input{Key: "cycle", Data: []byte(hdr + msg("a", "b") + msg("b", "a"))}
+	chain := Input{Key: "chain", Data: []byte(hdr + `{"type":"message","id":"a","parentId":null,"timestamp":"2026-04-28T00:00:01.000Z","message":{"role":"user","content":"hi"}}` + "\n" + msg("b", "a"))}
+	if v := stalledVerdict(context.Background(), cycle); !v.Equal || !slices.Equal(v.Deliberate, []string{DeliberateCycleHang}) {
+		t.Errorf("cycle: %+v, want deliberate %q", v, DeliberateCycleHang)
+	}
+	if v := stalledVerdict(context.Background(), chain); v.Equal || v.Diff == "" {
+		t.Errorf("chain: %+v, want a difference", v)
 	}
 }
