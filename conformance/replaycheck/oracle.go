@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -158,7 +159,17 @@ func (o Oracle) streamOnce(ctx context.Context, reqs []any, idx []int, fn func(i
 	defer pr.Close() // unblocks the writer when the driver stops reading
 	window := make(chan struct{}, inFlight)
 	done := make(chan struct{})
-	defer close(done)
+	var stopOnce sync.Once
+	// stop releases the writer (it may wait on the window for answers that will not come) and
+	// ends the copy into the driver's stdin, which cmd.Wait waits for: without it a killed
+	// driver left Wait, the writer and the copier waiting on each other.
+	stop := func() {
+		stopOnce.Do(func() {
+			close(done)
+			pr.Close()
+		})
+	}
+	defer stop()
 	go func() {
 		bw := bufio.NewWriterSize(pw, 1<<16)
 		enc := json.NewEncoder(bw)
@@ -233,6 +244,7 @@ func (o Oracle) streamOnce(ctx context.Context, reqs []any, idx []int, fn func(i
 			break
 		}
 	}
+	stop()
 	werr := cmd.Wait()
 	if ferr != nil {
 		return n, ferr
