@@ -31,17 +31,17 @@ func IsValue(m Message) bool {
 }
 
 // Plain is m as it is sent: the value a value Message stands for, else m without its private
-// keys.
+// keys; numbers JSON.parse reads as ±Infinity are null (asSent).
 func Plain(m Message) any {
 	if v, ok := m[ValueKey]; ok {
-		return v
+		return asSent(v)
 	}
 	if _, ok := m[RefKey]; !ok {
-		return m
+		return asSent(m)
 	}
 	c := clone(m)
 	delete(c, RefKey)
-	return c
+	return asSent(c)
 }
 
 // Messages are messages as sent: their JSON is Plain's of each.
