@@ -334,29 +334,3 @@ func copyExclusive(src, path string, perm os.FileMode) error {
 	}
 	return nil
 }
-
-// CreateExclusive creates path holding data, failing (with an error matching os.ErrExist)
-// when path exists, as O_CREATE|O_EXCL does, but with no moment in which path exists with
-// less than data: data goes to a fsynced temp beside it, which is hard-linked to path (link
-// fails on an existing name, like O_EXCL) and then removed. Created empty and then written,
-// a lock file killed in between stayed empty, and OpenClaw waits a grace period on a lock
-// whose payload it cannot read before it removes it.
-func CreateExclusive(path string, data []byte, perm os.FileMode) (os.FileInfo, error) {
-	tmp, untrack, err := writeTemp(path, perm, nil, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	defer untrack()
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil {
-		return nil, err
-	}
-	info, err := os.Lstat(path)
-	if err == nil {
-		err = SyncDir(filepath.Dir(path))
-	}
-	return info, err
-}

@@ -213,23 +213,3 @@ func TestCreateNeverOverwrites(t *testing.T) {
 		t.Errorf("left %d files, want only a.jsonl", len(ents))
 	}
 }
-
-// TestCreateExclusive: the file appears with its bytes, an existing name is refused with
-// os.ErrExist and left as it was, and no temp stays behind either way.
-func TestCreateExclusive(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "x.jsonl.lock")
-	info, err := safefile.CreateExclusive(p, []byte("one\n"), 0o644)
-	if err != nil || info == nil || info.Size() != 4 {
-		t.Fatalf("create: %v %v", info, err)
-	}
-	if _, err := safefile.CreateExclusive(p, []byte("two\n"), 0o644); !errors.Is(err, os.ErrExist) {
-		t.Fatalf("second create: %v, want os.ErrExist", err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != "one\n" {
-		t.Errorf("file holds %q", b)
-	}
-	if es, _ := os.ReadDir(dir); len(es) != 1 {
-		t.Errorf("dir holds %d entries, want only the file", len(es))
-	}
-}

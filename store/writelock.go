@@ -108,17 +108,16 @@ func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, 
 }
 
 func createLock(path string, pid int) (*WriteLock, error) {
-	// OpenClaw opens the lock with "wx" and then writes it; ours appears with its payload at
-	// once (safefile.CreateExclusive), so a kill never leaves an empty lock behind.
-	raw := lockPayload(pid, time.Now())
-	info, err := safefile.CreateExclusive(path, raw, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666) // fs.open(path, "wx")
 	if err != nil {
-		if info != nil {
-			os.Remove(path) // linked, then the dir sync failed: ours to take back
-		}
-		if errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
+		return nil, err
+	}
+	raw := lockPayload(pid, time.Now())
+	_, werr := f.Write(raw)
+	info, serr := f.Stat()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(path)
 		return nil, fmt.Errorf("write lock %s: %w", path, err)
 	}
 	return &WriteLock{Path: path, PID: pid, raw: raw, info: info}, nil
