@@ -2,7 +2,7 @@ package hygiene
 
 import (
 	"encoding/json"
-	"strconv"
+	"math"
 	"strings"
 )
 
@@ -17,15 +17,15 @@ func asSent(v any) any {
 	return replaceOverflow(v)
 }
 
-// overflows reports whether n is ±Infinity to JSON.parse. Only a literal with an exponent or
-// over 308 digits can be.
+// overflows reports whether n is ±Infinity to JSON.parse (numberOf). Only a literal with an
+// exponent or over 308 digits can be, so the others are not parsed.
 func overflows(n json.Number) bool {
 	s := string(n)
 	if len(s) <= 308 && !strings.ContainsAny(s, "eE") {
 		return false
 	}
-	_, err := strconv.ParseFloat(s, 64)
-	return err != nil && strings.Contains(err.Error(), "range")
+	f, _ := numberOf(n)
+	return math.IsInf(f, 0)
 }
 
 func hasOverflow(v any) bool {
