@@ -27,7 +27,10 @@ func GoogleTurnOrdering(msgs []Message, nowMs int64) ([]Message, Step) {
 // mergeTurns is validateTurnsWithConsecutiveMerge: a message of role that follows a pushed
 // message of the same role is merged into it. Role-less messages are pushed without updating
 // the remembered role (so [A, {no role}, A] merges the second A into the role-less slot, as
-// OpenClaw does).
+// OpenClaw does). A slot holding a message that is not an object (a string, a number) is not
+// merged into: OpenClaw's `typeof lastMsg === "object"` fails, so the later message is pushed
+// after it and becomes the remembered role (mutation 9053 of seed 5: [A, "hello", A]). An
+// array is an object to JavaScript: it is merged into, its elements spread as keys "0", "1", ...
 func mergeTurns(msgs []Message, role string, merge func(prev, cur Message) Message, st *Step) []Message {
 	if len(msgs) == 0 {
 		return msgs
@@ -44,14 +47,45 @@ func mergeTurns(msgs []Message, role string, merge func(prev, cur Message) Messa
 			out = append(out, m)
 			continue
 		}
-		if r == last && last == role && len(out) > 0 && out[len(out)-1] != nil {
-			prev := out[len(out)-1]
+		if r == last && last == role && len(out) > 0 && mergeable(out[len(out)-1]) {
+			prev := spreadArray(out[len(out)-1])
 			out[len(out)-1] = merge(prev, m)
 			st.note("%s: merged into the previous %s %s", Ref(m), role, Ref(prev))
 			continue
 		}
 		out = append(out, m)
 		last = r
+	}
+	return out
+}
+
+// mergeable is `lastMsg && typeof lastMsg === "object"`: any object, an array too, but not a
+// string, number or boolean message.
+func mergeable(m Message) bool {
+	if m == nil {
+		return false
+	}
+	v, ok := m[ValueKey]
+	if !ok {
+		return true
+	}
+	_, isArray := v.([]any)
+	return isArray
+}
+
+// spreadArray is what `{...previous}` makes of an array message: its elements under their
+// indexes as keys. Other messages are returned as they are.
+func spreadArray(m Message) Message {
+	a, ok := m[ValueKey].([]any)
+	if !ok {
+		return m
+	}
+	out := Message{}
+	for i, v := range a {
+		out[itoa(int64(i))] = v
+	}
+	if ref, ok := m[RefKey]; ok {
+		out[RefKey] = ref
 	}
 	return out
 }
