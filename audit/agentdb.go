@@ -178,6 +178,6 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 					map[string]any{"key": n.Key, "field": blob.name, "bytes": len(blob.raw)}))
 			}
 		}
-		checkBindings(dbPath, n.Key, 0, n.SessionID, &e, add, bindings)
+		checkBindings(dbPath, n.Key, func() int64 { return 0 }, n.SessionID, &e, add, bindings)
 	}
 }

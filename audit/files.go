@@ -60,6 +60,7 @@ type sessionsDir struct {
 	transcripts  []string // transcript-like files, sorted
 	locks        []string // *.jsonl.lock and sessions.json.lock
 	all          []string // every file name, for orphan checks
+	names        []string // every name, directories too, sorted: what an lstat would find
 	era          store.Era
 }
 
@@ -127,6 +128,10 @@ func readSessionsDir(dir string) (*sessionsDir, error) {
 	sd := &sessionsDir{dir: dir}
 	if filepath.Base(dir) == "sessions" {
 		sd.era = store.DetectEra(dir) // a SQLite-era agent's sessions dir may hold no JSONL at all
+	}
+	sd.names = make([]string, len(ents))
+	for i, e := range ents {
+		sd.names[i] = e.Name() // os.ReadDir sorts by name
 	}
 	for _, e := range ents {
 		if e.IsDir() {

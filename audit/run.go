@@ -31,7 +31,11 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		opts.Now = time.Now()
 	}
 	res := &Result{}
-	add := func(f Finding) { res.Findings = append(res.Findings, f) }
+	add := func(f Finding) {
+		if !opts.Skip[f.Rule] {
+			res.Findings = append(res.Findings, f)
+		}
+	}
 
 	var dirs []*sessionsDir
 	var files []string
@@ -139,20 +143,25 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		}
 		if d.store {
 			var sr storeResult
+			c := &storeCheck{dir: d.dir, names: d.names, skip: opts.Skip, add: add, bindings: &bindings}
 			if s := opts.Stores[d.dir]; s != nil {
 				res.Summary.Files++
-				sr = checkParsedStore(d.dir, s, add, &bindings)
+				sr = checkParsedStore(c, s)
 			} else if data, err := store.ReadStoreFile(ctx, filepath.Join(d.dir, "sessions.json")); err != nil {
 				res.Unreadable = append(res.Unreadable, filepath.Join(d.dir, "sessions.json"))
 			} else {
 				res.Summary.Files++
-				sr = checkStore(d.dir, data, add, &bindings)
+				c.data = data
+				sr = checkStore(c)
 			}
 			if sr.ok {
 				referenced = sr.referenced
 			}
 			// orphans only make sense against a store that parsed
 			for _, name := range d.all {
+				if opts.Skip["store.orphan-transcript"] {
+					break
+				}
 				if referenced != nil && liveTranscript(name) && !referenced[name] {
 					add(newFinding("store.orphan-transcript", filepath.Join(d.dir, name), 0, "", fmt.Sprintf("transcript %s is not referenced by any row of sessions.json; OpenClaw never loads it again and only disk-budget cleanup removes it", name),
 						"Inspect it, then run: clawdoctor doctor --fix --yes to archive it (with --rebuild-store to re-attach it instead)",
@@ -188,7 +197,9 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 	}
 	sharedBindings(bindings, add)
 	for _, r := range checkFiles(ctx, transcripts, opts, deliveries, c) {
-		res.Findings = append(res.Findings, r.findings...)
+		for _, f := range r.findings {
+			add(f)
+		}
 		res.Summary.Entries += r.entries
 		if r.err != nil {
 			res.Unreadable = append(res.Unreadable, r.path)

@@ -44,12 +44,46 @@ type storeResult struct {
 	ok         bool // the store parsed
 }
 
+// storeCheck is what the checks of one sessions.json share.
+type storeCheck struct {
+	dir      string
+	data     []byte     // the store's bytes, for line numbers
+	lines    *lineIndex // built on the first line number asked for
+	names    []string   // every name of the dir as listed, sorted; nil: ask the file system
+	skip     map[string]bool
+	add      func(Finding)
+	bindings *[]cliBinding
+}
+
+// line is the 1-based line of byte offset off. The index is built only when a finding needs
+// a line: a clean 25 MB store has a million lines and no finding.
+func (c *storeCheck) line(off int64) int64 {
+	if c.lines == nil {
+		li := newLineIndex(c.data)
+		c.lines = &li
+	}
+	return c.lines.at(off)
+}
+
+// exists reports whether the transcript at path exists (an lstat that succeeds), from the
+// dir's listing when path is in the dir (an lstat per row was a tenth of a state dir's store
+// check).
+func (c *storeCheck) exists(path string) bool {
+	if c.names == nil || filepath.Dir(path) != filepath.Clean(c.dir) {
+		_, err := os.Lstat(path)
+		return err == nil
+	}
+	_, ok := slices.BinarySearch(c.names, filepath.Base(path))
+	return ok
+}
+
 // checkStore audits dir/sessions.json. It returns the findings, the referenced transcript
 // names and the CLI bindings for the cross-store check.
-func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBinding) storeResult {
-	path := filepath.Join(dir, "sessions.json")
+func checkStore(c *storeCheck) storeResult {
+	data := c.data
+	path := filepath.Join(c.dir, "sessions.json")
 	res := storeResult{referenced: map[string]bool{}}
-	lines := newLineIndex(data)
+	add := c.add
 	dec := json.NewDecoder(bytes.NewReader(data))
 	corrupt := func(off int64, err error) storeResult {
 		var se *json.SyntaxError
@@ -59,7 +93,7 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 			off = int64(len(data)) // cut off: the error is at the end
 		}
-		add(newFinding("store.corrupt", path, lines.at(off), "", fmt.Sprintf("sessions.json is not a valid JSON object (%v); OpenClaw silently treats it as empty, so its next write drops every session row and orphans their transcripts", err), "Do not start the gateway; run: clawdoctor repair "+path,
+		add(newFinding("store.corrupt", path, c.line(off), "", fmt.Sprintf("sessions.json is not a valid JSON object (%v); OpenClaw silently treats it as empty, so its next write drops every session row and orphans their transcripts", err), "Do not start the gateway; run: clawdoctor repair "+path,
 			map[string]any{"error": err.Error(), "offset": off}))
 		return res
 	}
@@ -86,7 +120,7 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 		if err := dec.Decode(&raw); err != nil {
 			return corrupt(dec.InputOffset(), err)
 		}
-		rows = append(rows, row{key: key, line: lines.at(skipSpace(data, off)), raw: raw})
+		rows = append(rows, row{key: key, off: skipSpace(data, off), raw: raw})
 	}
 	if _, err := dec.Token(); err != nil {
 		return corrupt(dec.InputOffset(), err)
@@ -94,34 +128,34 @@ func checkStore(dir string, data []byte, add func(Finding), bindings *[]cliBindi
 	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
 		return corrupt(dec.InputOffset(), fmt.Errorf("%d bytes of garbage after the object", len(rest)))
 	}
-	return checkRows(dir, rows, add, bindings)
+	return checkRows(c, rows)
 }
 
-// row is one member of sessions.json: its key, the line of its key, its value.
+// row is one member of sessions.json: its key, the offset of its key, its value.
 type row struct {
-	key  string
-	line int64
-	raw  json.RawMessage
+	key string
+	off int64
+	raw json.RawMessage
 }
 
 // checkParsedStore audits a sessions.json its caller already parsed (Options.Stores), from
 // the rows of that parse; a store whose rows it cannot take (a repeated key: each occurrence
 // is a row here) is split again from its bytes by checkStore.
-func checkParsedStore(dir string, s *store.Store, add func(Finding), bindings *[]cliBinding) storeResult {
+func checkParsedStore(c *storeCheck, s *store.Store) storeResult {
+	c.data = s.Bytes()
 	srows, ok := s.Rows()
 	if !ok {
-		return checkStore(dir, s.Bytes(), add, bindings)
+		return checkStore(c)
 	}
-	lines := newLineIndex(s.Bytes())
 	rows := make([]row, len(srows))
 	for i, r := range srows {
 		key := r.Key
 		if !plainKey(r.KeyTok) {
 			_ = json.Unmarshal(r.KeyTok, &key) // as encoding/json's tokenizer decodes it
 		}
-		rows[i] = row{key: key, line: lines.at(int64(r.KeyOff)), raw: r.Value}
+		rows[i] = row{key: key, off: int64(r.KeyOff), raw: r.Value}
 	}
-	return checkRows(dir, rows, add, bindings)
+	return checkRows(c, rows)
 }
 
 // plainKey reports whether a key token is printable ASCII without escapes, which every
@@ -136,20 +170,21 @@ func plainKey(tok []byte) bool {
 }
 
 // checkRows checks the rows of a store that parsed.
-func checkRows(dir string, rows []row, add func(Finding), bindings *[]cliBinding) storeResult {
+func checkRows(c *storeCheck, rows []row) storeResult {
+	dir, add := c.dir, c.add
 	path := filepath.Join(dir, "sessions.json")
 	res := storeResult{referenced: map[string]bool{}, ok: true, entries: len(rows)}
 	resolver := store.NewResolver(dir, "", "")
 	for _, r := range rows {
 		var e storeEntry
 		if len(r.raw) == 0 || r.raw[0] != '{' || json.Unmarshal(r.raw, &e) != nil {
-			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q is not an object; a current gateway drops it on load", r.key), "", map[string]any{"key": r.key}))
+			add(newFinding("store.invalid-entry", path, c.line(r.off), "", fmt.Sprintf("session row %q is not an object; a current gateway drops it on load", r.key), "", map[string]any{"key": r.key}))
 			continue
 		}
 		id, _ := e.SessionID.(string)
 		id = strings.TrimSpace(id)
 		if !store.ValidSessionID(id) {
-			add(newFinding("store.invalid-entry", path, r.line, "", fmt.Sprintf("session row %q has no safe sessionId (%v); a current gateway drops it on load", r.key, e.SessionID), "", map[string]any{"key": r.key, "sessionId": e.SessionID}))
+			add(newFinding("store.invalid-entry", path, c.line(r.off), "", fmt.Sprintf("session row %q has no safe sessionId (%v); a current gateway drops it on load", r.key, e.SessionID), "", map[string]any{"key": r.key, "sessionId": e.SessionID}))
 			continue
 		}
 		sf, _ := e.SessionFile.(string)
@@ -164,21 +199,21 @@ func checkRows(dir string, rows []row, add func(Finding), bindings *[]cliBinding
 			} else {
 				what = "it resolves to " + tp + ", which clawdoctor will not touch"
 			}
-			add(newFinding("store.outside-path", path, r.line, id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file",
+			add(newFinding("store.outside-path", path, c.line(r.off), id, fmt.Sprintf("session row %q has sessionFile %q, outside the sessions dir; %s, and a tool that follows it could touch an unrelated file",
 				r.key, sf, what), "Correct or remove the row by hand: no clawdoctor command changes it", ev))
 		}
 		if !t.Outside {
 			res.referenced[filepath.Base(tp)] = true
 		}
-		if _, err := os.Lstat(tp); err != nil {
+		if !c.skip["store.missing-transcript"] && !c.exists(tp) {
 			ev := map[string]any{"key": r.key, "sessionId": id, "expected": filepath.Base(tp)}
-			archived := archivesOf(dir, filepath.Base(tp))
+			archived := c.archivesOf(filepath.Base(tp))
 			why := "nothing was archived"
 			if len(archived) > 0 {
 				ev["archives"] = archived
 				why = fmt.Sprintf("only archives remain (%s)", strings.Join(firstN(archived, 3), ", "))
 			}
-			add(newFinding("store.missing-transcript", path, r.line, id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty",
+			add(newFinding("store.missing-transcript", path, c.line(r.off), id, fmt.Sprintf("session row %q points at transcript %s, which does not exist (%s); the session's history is gone and OpenClaw starts it empty",
 				r.key, filepath.Base(tp), why), "Run: clawdoctor cleanup --dry-run --fix-missing to see the row pruned", ev))
 		}
 		for _, blob := range []struct {
@@ -186,18 +221,20 @@ func checkRows(dir string, rows []row, add func(Finding), bindings *[]cliBinding
 			raw  json.RawMessage
 		}{{"skillsSnapshot", e.SkillsSnapshot}, {"systemPromptReport", e.SystemPromptReport}} {
 			if len(blob.raw) > oversizedBlob {
-				add(newFinding("store.oversized-entry", path, r.line, id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn",
+				add(newFinding("store.oversized-entry", path, c.line(r.off), id, fmt.Sprintf("session row %q carries a %s of %.1f MB; the gateway re-reads and re-writes it on every store update, which slows every turn",
 					r.key, blob.name, float64(len(blob.raw))/1e6), "Run: clawdoctor doctor --fix --yes (it strips the blob; OpenClaw regenerates it)", map[string]any{"key": r.key, "field": blob.name, "bytes": len(blob.raw)}))
 			}
 		}
-		checkBindings(path, r.key, r.line, id, &e, add, bindings)
+		if !c.skip["cli.binding-mismatch"] || !c.skip["cli.shared-session-id"] {
+			checkBindings(path, r.key, func() int64 { return c.line(r.off) }, id, &e, add, c.bindings)
+		}
 	}
 	return res
 }
 
 // checkBindings compares cliSessionBindings, cliSessionIds and claudeCliSessionId of one row
 // (context-and-forensics.md §5.4–5.5).
-func checkBindings(path, key string, line int64, id string, e *storeEntry, add func(Finding), bindings *[]cliBinding) {
+func checkBindings(path, key string, lineOf func() int64, id string, e *storeEntry, add func(Finding), bindings *[]cliBinding) {
 	ids := map[string]map[string]string{} // provider → source → id
 	put := func(provider, source, v string) {
 		if v = strings.TrimSpace(v); v == "" {
@@ -224,6 +261,10 @@ func checkBindings(path, key string, line int64, id string, e *storeEntry, add f
 	if s, ok := e.ClaudeCLISessionID.(string); ok {
 		put("claude-cli", "claudeCliSessionId", s)
 	}
+	if len(ids) == 0 {
+		return
+	}
+	line := lineOf()
 	for _, p := range slices.Sorted(maps.Keys(ids)) {
 		src := ids[p]
 		distinct := map[string]bool{}
@@ -280,15 +321,21 @@ func sharedBindings(bindings []cliBinding, add func(Finding)) {
 	}
 }
 
-// archivesOf lists the .reset./.deleted./.bak. archives of a transcript name in dir.
-func archivesOf(dir, base string) []string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
+// archivesOf lists the .reset./.deleted./.bak. archives of a transcript name in the dir, from
+// its listing when there is one (it was a read of the whole dir per missing transcript).
+func (c *storeCheck) archivesOf(base string) []string {
+	names := c.names
+	if names == nil {
+		ents, err := os.ReadDir(c.dir)
+		if err != nil {
+			return nil
+		}
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
 	}
 	var out []string
-	for _, e := range ents {
-		n := e.Name()
+	for _, n := range names {
 		if strings.HasPrefix(n, base+".") && archiveRE.MatchString(stripCompression(n)) {
 			out = append(out, n)
 		}

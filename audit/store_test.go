@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/clawdoctor/clawdoctor/audit"
 	"github.com/clawdoctor/clawdoctor/fixtures"
@@ -60,6 +61,7 @@ func byRule(res *audit.Result, rule string) []audit.Finding {
 const (
 	idA = "3f0c2a9e-6b1d-4c55-9a0e-1c2d3e4f5a6b"
 	idB = "9d1e0000-0000-4000-8000-0000000077aa"
+	idC = "5c4b3a29-1807-4f6e-9d8c-7b6a5f4e3d2c"
 )
 
 func row(id string, extra string) string {
@@ -116,6 +118,7 @@ func TestStoreRules(t *testing.T) {
 			res := runDir(t, sessionsDir(t, tc.fire))
 			sameWithParsedStore(t, sessionsDir(t, tc.fire))
 			sameWithParsedStore(t, sessionsDir(t, tc.quiet))
+			sameWithSkip(t, sessionsDir(t, tc.fire), tc.rule)
 			got := byRule(res, tc.rule)
 			if len(got) == 0 {
 				t.Fatalf("%s did not fire; findings: %v", tc.rule, res.Findings)
@@ -150,6 +153,45 @@ func sameWithParsedStore(t *testing.T, dir string) {
 	}
 	if _, ok := s.Rows(); ok && cstore.Parses() != before {
 		t.Errorf("the audit parsed the handed-over store again (%d parses)", cstore.Parses()-before)
+	}
+}
+
+// sameWithSkip checks that auditing dir with rule skipped (Options.Skip, as doctor does for
+// the rules it reports itself) finds exactly the other findings.
+func sameWithSkip(t *testing.T, dir, rule string) {
+	t.Helper()
+	all := runDir(t, dir)
+	got, err := audit.Run(context.Background(), []string{dir}, audit.Options{Now: now, Skip: map[string]bool{rule: true}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []audit.Finding
+	for _, f := range all.Findings {
+		if f.Rule != rule {
+			want = append(want, f)
+		}
+	}
+	if diff := cmp.Diff(want, got.Findings, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("audit skipping %s (-all but it +skipped):\n%s", rule, diff)
+	}
+}
+
+// A row's transcript is missing when an lstat of it would fail, read from the dir's listing:
+// a directory or a dangling symlink under the transcript's name is there (as before, when
+// each row was an lstat), and a missing one lists the archives beside it.
+func TestMissingTranscriptByListing(t *testing.T) {
+	dir := sessionsDir(t, map[string]string{"sessions.json": store(row(idA, ""), row(idB, ""), row(idC, "")),
+		idB + ".jsonl/x": "", idC + ".jsonl.reset.2026-05-01T10-00-00.000Z": clean, idC + ".jsonl.bak.2026-05-02T10-00-00Z": clean})
+	if err := os.Symlink("nowhere", filepath.Join(dir, idA+".jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	got := byRule(runDir(t, dir), "store.missing-transcript")
+	if len(got) != 1 || got[0].EntryID != idC {
+		t.Fatalf("missing transcripts %v, want only %s", got, idC)
+	}
+	want := []string{idC + ".jsonl.bak.2026-05-02T10-00-00Z", idC + ".jsonl.reset.2026-05-01T10-00-00.000Z"}
+	if diff := cmp.Diff(want, got[0].Evidence["archives"]); diff != "" {
+		t.Errorf("archives (-want +got):\n%s", diff)
 	}
 }
 

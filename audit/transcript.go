@@ -32,6 +32,10 @@ type Options struct {
 	// Release is the OpenClaw release whose behaviour the findings describe; the zero value
 	// means openclaw.Default.
 	Release openclaw.Release
+	// Skip names rules the caller checks itself (doctor, which plans their fixes): their
+	// findings are left out, and work only they need (an lstat per store row, the orphan
+	// list, CLI bindings) is not done.
+	Skip map[string]bool
 	// Stores hands the audit sessions.json files its caller already parsed, by sessions dir
 	// (doctor's own parse): the store check reads their rows instead of reading and parsing
 	// the file again. A dir not in the map is read as usual.

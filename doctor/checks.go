@@ -230,7 +230,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 			t := r.Transcript(e.Entry)
 			sf := e.SessionFile()
 			// sessionFile in another OS's or a relative form.
-			if sf != "" && (reWindowsPath(sf) || !filepath.IsAbs(sf)) && t.Path != "" && !t.Outside && exists(t.Path) {
+			if sf != "" && (reWindowsPath(sf) || !filepath.IsAbs(sf)) && t.Path != "" && !t.Outside && a.has(t.Path) {
 				norm := t.Path
 				out = append(out, rowProblem(st, a, key, "store.legacy-session-file",
 					sessionFileMessage(sf),
@@ -239,7 +239,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 			// A generated sessionFile naming another session's transcript while the right one exists.
 			if t.Stale {
 				right := filepath.Join(r.SessionsDir, e.SessionID()+".jsonl")
-				if exists(right) {
+				if a.has(right) {
 					out = append(out, rowProblem(st, a, key, "store.stale-session-file",
 						fmt.Sprintf("sessionFile %q names another session's transcript while %s exists", sf, filepath.Base(right)),
 						"set sessionFile to "+right, func(e *store.Entry) error { return e.Obj.SetValue("sessionFile", right) }))
@@ -455,7 +455,7 @@ func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 		for _, e := range a.storeEntries() {
 			found := false
 			for _, c := range r.Candidates(e.Entry) {
-				if exists(c) {
+				if a.has(c) {
 					found = true
 					break
 				}

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/config"
@@ -45,7 +47,8 @@ type agentState struct {
 	sqlite     string // path of agent/openclaw-agent.sqlite when it holds sessions (SQLite era)
 	refuse     string // why nothing of this agent may be written (store.CheckWrite), or ""
 	files      []fileInfo
-	// listing is every name of the sessions dir as listed once, for the cleanup plan
+	// listing is every name of the sessions dir as listed once (sorted by name), for the
+	// cleanup plan and has
 	listing []retention.DirEntry
 	// liveLocks lists lock files held by a live process: a gateway is writing here.
 	liveLocks []string
@@ -193,7 +196,7 @@ func inspect(ctx context.Context, opts Options) (*state, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a, err := readAgent(opts, id, st.staleMs)
+		a, err := readAgent(ctx, opts, id, st.staleMs)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +232,7 @@ func agentIDs(opts Options) ([]string, error) {
 	return ids, nil
 }
 
-func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
+func readAgent(ctx context.Context, opts Options, id string, staleMs int64) (*agentState, error) {
 	a := &agentState{id: id, dir: filepath.Join(opts.StateDir, "agents", id, "sessions")}
 	a.storePath = filepath.Join(a.dir, store.StoreFile)
 	a.resolver = store.NewResolver(a.dir, id, opts.StateDir)
@@ -247,45 +250,39 @@ func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 			a.refuse = "era unknown, nothing is written: " + a.era.Unknown
 		}
 	}
-	des, err := os.ReadDir(a.dir)
+	// One listing for every check: every name with its lstat, made relative to the open dir
+	// by one worker per core (retention.ListDir), and kept for the cleanup plan and for has.
+	list, err := retention.ListDir(ctx, a.dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return a, nil
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		a.readErr = err // reported by checkStore; nothing of this agent is written
 		if a.refuse == "" {
 			a.refuse = "its sessions dir cannot be read: " + err.Error()
 		}
 		return a, nil
 	}
-	a.listing = make([]retention.DirEntry, 0, len(des))
-	for _, de := range des {
-		// the cleanup plan's listing (retention.GatherOptions.Listing): every name, with the
-		// size and mtime of regular files
-		le := retention.DirEntry{Name: de.Name()}
-		var info os.FileInfo
-		if de.Type().IsRegular() {
-			if info, err = de.Info(); err == nil {
-				le.Regular, le.Size, le.ModTime = true, info.Size(), info.ModTime()
-			}
-		}
-		a.listing = append(a.listing, le)
-		if de.IsDir() && !store.Classify(de.Name()).Kind.IsLock() { // a directory under a lock's name is reported
+	a.listing = list
+	a.files = make([]fileInfo, 0, len(list))
+	for _, le := range list {
+		if le.Type.IsDir() && !store.Classify(le.Name).Kind.IsLock() { // a directory under a lock's name is reported
 			continue
 		}
-		if info == nil {
-			if info, err = de.Info(); err != nil {
-				continue // vanished while listing
-			}
+		if !le.Stated {
+			continue // vanished while listing
 		}
-		f := fileInfo{name: de.Name(), path: filepath.Join(a.dir, de.Name()), kind: store.Classify(de.Name()),
-			size: info.Size(), mtime: info.ModTime(), symlink: info.Mode()&os.ModeSymlink != 0}
+		f := fileInfo{name: le.Name, path: filepath.Join(a.dir, le.Name), kind: store.Classify(le.Name),
+			size: le.Size, mtime: le.ModTime, symlink: le.Type&fs.ModeSymlink != 0}
 		a.files = append(a.files, f)
 		if f.kind.Kind.IsPrimary() {
 			a.transcripts++
 		}
 	}
-	if exists(a.storePath) {
+	if a.has(a.storePath) {
 		s, err := store.Load(a.storePath)
 		if err != nil {
 			a.storeErr = err
@@ -295,6 +292,18 @@ func readAgent(opts Options, id string, staleMs int64) (*agentState, error) {
 		}
 	}
 	return a, nil
+}
+
+// has reports whether path exists (an lstat that succeeds): for a name of the sessions dir,
+// from the listing inspect made (a 20,000-session store's rows were an lstat each, twice);
+// for any other path, from an lstat now.
+func (a *agentState) has(path string) bool {
+	if a.listing == nil || filepath.Dir(path) != a.dir {
+		return exists(path)
+	}
+	name := filepath.Base(path)
+	i, ok := slices.BinarySearchFunc(a.listing, name, func(e retention.DirEntry, n string) int { return strings.Compare(e.Name, n) })
+	return ok && a.listing[i].Stated
 }
 
 // fileEra returns the agents whose sessions.json and JSONL files are the live store (not

@@ -32,7 +32,8 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 			continue
 		}
 		// A SQLite-era agent's sessions dir is audited with its database (audit reads it).
-		opts := audit.Options{Now: st.opts.Now, Release: st.opts.Release}
+		// The rules doctor reports itself are skipped, with the work only they need.
+		opts := audit.Options{Now: st.opts.Now, Release: st.opts.Release, Skip: coveredRules}
 		if a.store != nil {
 			// the store doctor parsed in inspect: the audit takes its rows, not a second parse
 			opts.Stores = map[string]*store.Store{a.dir: a.store}

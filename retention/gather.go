@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -56,11 +57,15 @@ type GatherOptions struct {
 
 // DirEntry is one name in a sessions dir as a caller listed it: os.ReadDir's entry, with the
 // size and modification time of a regular file (from its Lstat, as DirEntry.Info gives them).
+// The planner reads Size and ModTime only when Regular; ListDir also fills them, with Type,
+// for the other names it could lstat (doctor reads its whole listing from one ListDir).
 type DirEntry struct {
 	Name    string
 	Regular bool
 	Size    int64
 	ModTime time.Time
+	Type    fs.FileMode // the lstat's type bits (fs.ModeDir, fs.ModeSymlink, ...), when Stated
+	Stated  bool        // the lstat succeeded (false: the name vanished while it was listed)
 }
 
 var safeIDLoose = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)

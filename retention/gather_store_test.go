@@ -24,8 +24,9 @@ func listing(t *testing.T, dir string) []retention.DirEntry {
 	out := []retention.DirEntry{}
 	for _, de := range des {
 		e := retention.DirEntry{Name: de.Name()}
-		if info, err := de.Info(); err == nil && de.Type().IsRegular() {
-			e.Regular, e.Size, e.ModTime = true, info.Size(), info.ModTime()
+		if info, err := de.Info(); err == nil {
+			e.Stated, e.Type, e.Regular = true, info.Mode().Type(), info.Mode().IsRegular()
+			e.Size, e.ModTime = info.Size(), info.ModTime()
 		}
 		out = append(out, e)
 	}

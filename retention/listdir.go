@@ -54,8 +54,9 @@ func ListDir(ctx context.Context, dir string) ([]DirEntry, error) {
 // lstatter stats the names of dir with os.Lstat: the portable statter.
 func lstatter(dir string) func(name string, e *DirEntry) {
 	return func(name string, e *DirEntry) {
-		if info, err := os.Lstat(filepath.Join(dir, name)); err == nil && info.Mode().IsRegular() {
-			e.Regular, e.Size, e.ModTime = true, info.Size(), info.ModTime()
+		if info, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			e.Stated, e.Type, e.Regular = true, info.Mode().Type(), info.Mode().IsRegular()
+			e.Size, e.ModTime = info.Size(), info.ModTime()
 		}
 	}
 }

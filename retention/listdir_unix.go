@@ -3,6 +3,7 @@
 package retention
 
 import (
+	"io/fs"
 	"os"
 	"time"
 
@@ -19,8 +20,28 @@ func statter(_ string, dir *os.File) func(name string, e *DirEntry) {
 		for err == unix.EINTR {
 			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		}
-		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-			e.Regular, e.Size, e.ModTime = true, st.Size, time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
+		if err == nil {
+			e.Stated, e.Type, e.Regular = true, fileType(st.Mode), st.Mode&unix.S_IFMT == unix.S_IFREG
+			e.Size, e.ModTime = st.Size, time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
 		}
 	}
+}
+
+// fileType is the fs.FileMode type bits of a stat mode, as os.Lstat gives them.
+func fileType(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return 0
 }
