@@ -130,11 +130,12 @@ func (r *Result) Changed() bool {
 }
 
 // Load reads a transcript: its entries in file order (header and bad lines left out) and a
-// warning naming file and line for each line pi would skip.
+// warning naming file and line for each line pi would skip. The last line with content is
+// read as OpenClaw reads it, without the JavaScript white space at its end (session.ScanOptions).
 func Load(ctx context.Context, r io.Reader, name string) ([]*session.Entry, []string, error) {
 	var entries []*session.Entry
 	var warnings []string
-	err := session.Scan(ctx, r, name, session.ScanOptions{}, func(it session.Item) error {
+	err := session.Scan(ctx, r, name, session.ScanOptions{TrimEnd: true}, func(it session.Item) error {
 		switch it.Kind {
 		case session.ItemEntry:
 			entries = append(entries, it.Entry)
@@ -161,7 +162,7 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	idx, err := session.BuildIndex(ctx, bytes.NewReader(data), name, session.IndexOptions{})
+	idx, err := session.BuildIndex(ctx, bytes.NewReader(data), name, session.IndexOptions{TrimEnd: true})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	if db, session, ok := agentdb.ParseRef(path); ok {
 		return runRef(ctx, db, session, o)
 	}
-	idx, err := session.IndexFile(ctx, path, session.IndexOptions{}, nil)
+	idx, err := session.IndexFile(ctx, path, session.IndexOptions{TrimEnd: true}, nil)
 	if err != nil {
 		return nil, err
 	}

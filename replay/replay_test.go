@@ -333,3 +333,47 @@ func TestWhiteSpaceBeforeHeader(t *testing.T) {
 		}
 	}
 }
+
+// Every release reads a transcript as content.trim().split("\n"): the last line with content
+// loses the JavaScript white space at its end and is read, while the same padding on an
+// earlier line makes that line unreadable (mutation 7591 of seed 6, and inputs checked live
+// against 2026.3.13, 2026.4.24 and 2026.6.11: a U+FEFF glued after the last entry, NBSP-only
+// lines after it, U+3000 after it). Both readers (Run in memory, RunFile through the index)
+// and the migration path of a header without a version agree.
+func TestTrailingWhiteSpaceOfTheLastLine(t *testing.T) {
+	lines := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
+	join := func(ls ...string) string { return strings.Join(ls, "\n") }
+	last := len(lines) - 1
+	with := func(k int, s string) []string { c := append([]string(nil), lines...); c[k] = s; return c }
+	unversioned := strings.Replace(lines[0], `"version":3,`, "", 1)
+	for _, tc := range []struct {
+		name, src, same string // src replays as same does
+	}{
+		{"U+FEFF after the last entry", join(with(last, lines[last]+"\ufeff")...) + "\n", example},
+		{"U+3000 and NBSP lines after it", join(with(last, lines[last]+"\u3000")...) + "\n\u00a0\n\n", example},
+		{"no final newline", join(with(last, lines[last]+"\ufeff\u00a0")...), example},
+		{"on an earlier line it is unreadable", join(with(3, lines[3]+"\ufeff")...) + "\n", join(with(3, "{")...) + "\n"},
+		{"a character that is not white space", join(with(last, lines[last]+"x")...) + "\n", join(with(last, "{")...) + "\n"},
+		{"migrated", join(with(0, unversioned)...) + "\ufeff\n", join(with(0, unversioned)...) + "\n"},
+	} {
+		for _, r := range hygiene.Releases {
+			t.Run(tc.name+"/"+string(r), func(t *testing.T) {
+				o := replay.Options{Provider: "anthropic", Model: "claude-sonnet-4-5", API: "anthropic-messages", NowMs: testNow, Release: r}
+				want := run(t, tc.same, o)
+				file := filepath.Join(t.TempDir(), "s.jsonl")
+				if err := os.WriteFile(file, []byte(tc.src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				fromFile, err := replay.RunFile(context.Background(), file, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for name, res := range map[string]*replay.Result{"Run": run(t, tc.src, o), "RunFile": fromFile} {
+					if !cmp.Equal(want.Messages, res.Messages) {
+						t.Errorf("%s: %d messages %v, want %d %v", name, len(res.Messages), res.Messages, len(want.Messages), want.Messages)
+					}
+				}
+			})
+		}
+	}
+}

@@ -52,6 +52,11 @@ type Item struct {
 // ScanOptions tune Scan.
 type ScanOptions struct {
 	MaxLine int // line cap passed to jsonl.Reader; 0 means jsonl.DefaultMaxLine
+	// TrimEnd reads the last line with content as OpenClaw does (trim.go): when it is JSON
+	// only without the JavaScript white space at its end, it is classified trimmed. Such a
+	// line waits until a later line with content or the end: blank lines after it are passed
+	// to fn before it.
+	TrimEnd bool
 }
 
 // ErrStop may be returned by a Scan callback to end the scan early without an error.
@@ -64,6 +69,24 @@ var ErrStop = errors.New("stop scan")
 func Scan(ctx context.Context, r io.Reader, name string, opts ScanOptions, fn func(Item) error) error {
 	rd := jsonl.NewReader(jsonl.ContextReader(ctx, r), jsonl.Options{MaxLine: opts.MaxLine})
 	sawParsed := false // a line parsed as JSON: the header slot is taken
+	// TrimEnd: an invalid line that is JSON once its end is trimmed waits (a copy) until a
+	// later line with content shows it is not the last one, or the stream ends.
+	var held, heldTrim jsonl.Line
+	emit := func(it Item) error {
+		if err := fn(it); err != nil {
+			if errors.Is(err, ErrStop) {
+				return errStopped
+			}
+			return err
+		}
+		return nil
+	}
+	done := func(err error) error {
+		if err == errStopped {
+			return nil
+		}
+		return err
+	}
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -72,20 +95,40 @@ func Scan(ctx context.Context, r io.Reader, name string, opts ScanOptions, fn fu
 		}
 		l, err := rd.Next()
 		if err == io.EOF {
+			if held.Num > 0 {
+				return done(emit(classifyLine(heldTrim, name, &sawParsed)))
+			}
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		it := classifyLine(l, name, &sawParsed)
-		if err := fn(it); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
+		if held.Num > 0 && hasContent(&l) {
+			if err := emit(classifyLine(held, name, &sawParsed)); err != nil {
+				return done(err)
 			}
-			return err
+			held = jsonl.Line{}
+		}
+		it := classifyLine(l, name, &sawParsed)
+		if opts.TrimEnd && it.Kind == ItemInvalid && !hasContent(&l) {
+			it = Item{Kind: ItemBlank, Line: l} // JavaScript white space only: pi skips it as blank
+		}
+		if it.Kind == ItemInvalid && opts.TrimEnd {
+			if t, ok := endTrimmed(l, jsonl.Valid); ok {
+				held, heldTrim = l, t
+				held.Bytes = append([]byte(nil), l.Bytes...)
+				heldTrim.Bytes = held.Bytes[:len(t.Bytes):len(t.Bytes)]
+				continue
+			}
+		}
+		if err := emit(it); err != nil {
+			return done(err)
 		}
 	}
 }
+
+// errStopped is ErrStop passed through Scan's emit.
+var errStopped = errors.New("scan stopped")
 
 // ScanFile opens path (plain, gzip or zstd, found by magic bytes) and calls Scan. counted, when
 // not nil, receives on-disk bytes as they are read, for a progress bar.
