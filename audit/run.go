@@ -86,22 +86,26 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 		dirs = append(dirs, found...)
 	}
 
-	var total int64
-	for _, f := range files {
-		total += size(f)
-	}
-	for _, d := range dirs {
-		for _, t := range d.transcripts {
-			total += size(filepath.Join(d.dir, t))
+	if c != progress.Noop {
+		// The bar's total: a stat per file, which nothing else needs (a 20,000-session dir's
+		// 27,000 stats were not worth making when no bar is shown).
+		var total int64
+		for _, f := range files {
+			total += size(f)
 		}
-		if d.era.SQLite {
-			total += size(d.era.DB)
+		for _, d := range dirs {
+			for _, t := range d.transcripts {
+				total += size(filepath.Join(d.dir, t))
+			}
+			if d.era.SQLite {
+				total += size(d.era.DB)
+			}
 		}
+		for _, db := range dbs {
+			total += size(db.path)
+		}
+		c.SetTotal(total)
 	}
-	for _, db := range dbs {
-		total += size(db.path)
-	}
-	c.SetTotal(total)
 
 	// Logs first: their delivery times confirm message batching in transcripts.
 	deliveries := map[string]int64{}

@@ -8,9 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -27,20 +29,22 @@ var checks = []check{
 	{run: checkStore},
 	{run: checkLocks},
 	{run: checkLeftovers},
-	{run: checkRows},
-	{run: checkCLIBindings},
-	{run: checkOversized},
-	{run: checkMissing},
+	{run: checkRows, apart: true},
+	{run: checkCLIBindings, apart: true},
+	{run: checkOversized, apart: true},
+	{run: checkMissing, apart: true},
 	{run: checkAudit, first: true},
-	{run: checkRepairPlan}, // before checkOrphans: a damaged orphan is repaired, then archived
-	{run: checkOrphans},
-	{run: checkCleanupPlan},
+	{run: checkRepairPlan, apart: true}, // before checkOrphans: a damaged orphan is repaired, then archived
+	{run: checkOrphans, apart: true},
+	{run: checkCleanupPlan, apart: true},
 }
 
-// check is one of checks. first marks a check run before the others (see runChecks).
+// check is one of checks. first marks a check run before the others; apart marks one that
+// only reads what inspect, the first checks and the others before it in order wrote (the
+// store's row views are built before), so the apart checks run side by side (see runChecks).
 type check struct {
-	run   func(context.Context, *state) ([]Problem, error)
-	first bool
+	run          func(context.Context, *state) ([]Problem, error)
+	first, apart bool
 }
 
 // runChecks runs every check and returns their problems in the order of checks. The audit
@@ -48,20 +52,60 @@ type check struct {
 // allocates as it goes, and the collector's cost grows with what is live meanwhile. Run after
 // the row checks it found their views and problems live (~85 MB of a 20,000-session store;
 // ~70 collections marking all of it) and doctor cost 1.36–1.40× the CPU of the audit alone;
-// run first, 1.26–1.34× (20,000-session bench dir, background frozen). It needs only what inspect loaded, and no check reads what another found,
-// except checkRepairPlan, which plans the files the audit found damage in.
+// run first, 1.26–1.34× (20,000-session bench dir, background frozen). It needs only what
+// inspect loaded, and no check reads what another found, except checkRepairPlan, which plans
+// the files the audit found damage in, and checkOrphans, which skips a transcript whose lock
+// checkLocks found live.
+//
+// Then the cheap checks that note things on the agents (live locks, database counts) run in
+// order, and the rest, which only read, run one per core: the audit keeps both cores busy,
+// but after it these were one goroutine's work (~a fifth of doctor's time on that dir).
 func runChecks(ctx context.Context, st *state) ([]Problem, error) {
 	found := make([][]Problem, len(checks))
-	for _, first := range []bool{true, false} {
-		for i, c := range checks {
-			if c.first != first {
-				continue
+	errs := make([]error, len(checks))
+	for i, c := range checks {
+		if c.first {
+			if found[i], errs[i] = c.run(ctx, st); errs[i] != nil {
+				return nil, errs[i]
 			}
-			ps, err := c.run(ctx, st)
-			if err != nil {
-				return nil, err
+		}
+	}
+	var apart []int
+	for i, c := range checks {
+		switch {
+		case c.first:
+		case c.apart:
+			apart = append(apart, i)
+		default:
+			if found[i], errs[i] = c.run(ctx, st); errs[i] != nil {
+				return nil, errs[i]
 			}
-			found[i] = ps
+		}
+	}
+	for _, a := range st.agents {
+		if a.store != nil {
+			a.storeEntries() // built once here, read by the checks below side by side
+		}
+	}
+	next := make(chan int, len(apart))
+	for _, i := range apart {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(apart)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				found[i], errs[i] = checks[i].run(ctx, st)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first in the order of checks
 		}
 	}
 	var out []Problem

@@ -34,6 +34,14 @@ var (
 // Detect peeks at the first bytes of br and names its compression.
 func Detect(br *bufio.Reader) Compression {
 	p, _ := br.Peek(4)
+	return detect(p)
+}
+
+// plainMagic reports whether a stream starting with p (its first 4 bytes, or all of a shorter
+// one) is plain: neither gzip nor zstd.
+func plainMagic(p []byte) bool { return detect(p) == Plain }
+
+func detect(p []byte) Compression {
 	switch {
 	case bytes.HasPrefix(p, zstdMagic):
 		return Zstd
@@ -93,18 +101,20 @@ type File struct {
 // Only regular files are opened (safefile.Open): a FIFO, a device or a directory is refused
 // with an error naming what it is, without blocking in open(2).
 func Open(path string, counted func(n int64)) (*File, error) {
-	f, err := safefile.Open(path)
+	f, st, err := safefile.OpenStat(path)
 	if err != nil {
 		return nil, err // *fs.PathError names the path
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
 	}
 	var src io.Reader = f
 	if counted != nil {
 		src = &countReader{r: f, add: counted}
+	}
+	// A plain file (nearly all of them) is read directly: its first bytes are looked at in
+	// place, so no buffered reader is allocated and copied through per file (a state dir's
+	// 27,000 transcripts were 27,000 buffers of up to 256 KiB for the collector).
+	var magic [4]byte
+	if n, _ := f.ReadAt(magic[:], 0); plainMagic(magic[:n]) {
+		return &File{Reader: &pathReader{r: src, path: path}, Path: path, Compression: Plain, Size: st.Size(), raw: f, dec: io.NopCloser(src)}, nil
 	}
 	dec, c, err := decompress(src, int(min(max(st.Size(), 4<<10), 256<<10)))
 	if err != nil {

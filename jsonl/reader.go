@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -132,6 +133,24 @@ func NewReader(r io.Reader, opts Options) *Reader {
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
+// bufPool holds buffers of Readers that were released, for the next Reader: a state dir's
+// audit reads thousands of files, and a buffer for each was most of what the collector
+// had to keep up with.
+var bufPool sync.Pool // *[]byte
+
+// maxPooled is the largest buffer kept for reuse: the full buffer, not one a long line grew.
+const maxPooled = 2 * DefaultBufferSize
+
+// Release gives the Reader's buffer to the next Reader. The Bytes of every line it returned
+// are invalid after it, and Next returns io.EOF.
+func (r *Reader) Release() {
+	if r.buf != nil && r.handoff == nil && cap(r.buf) <= maxPooled {
+		b := r.buf[:cap(r.buf)]
+		bufPool.Put(&b)
+	}
+	r.buf, r.r, r.w, r.done = nil, 0, 0, true
+}
+
 // Offset returns the number of stream bytes consumed so far (the offset of the next line).
 func (r *Reader) Offset() int64 { return r.pos }
 
@@ -142,9 +161,14 @@ func (r *Reader) fill() bool {
 		return false
 	}
 	if r.buf == nil {
-		// start small and double up to the full buffer as the stream proves long: a 2 KiB
-		// transcript must not cost a zeroed 1 MiB (stats and audit open thousands)
-		r.buf = make([]byte, min(r.base, startBufferSize))
+		// a buffer a Reader released (it costs nothing), else start small and double up to
+		// the full buffer as the stream proves long: a 2 KiB transcript must not cost a
+		// zeroed 1 MiB (stats and audit open thousands)
+		if p, ok := bufPool.Get().(*[]byte); ok && r.handoff == nil {
+			r.buf = *p
+		} else {
+			r.buf = make([]byte, min(r.base, startBufferSize))
+		}
 	}
 	if r.w == len(r.buf) { // no room left: move the unfinished line to the front of a buffer
 		carry, size := r.w-r.r, len(r.buf)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -26,6 +27,15 @@ type AuditOptions struct {
 // Audit renders an audit result: compiler-style lines grouped by file (Text), JSON, Markdown
 // or SARIF 2.1.0.
 func Audit(w io.Writer, res *audit.Result, f Format, o AuditOptions) error {
+	bw := bufio.NewWriterSize(w, 64<<10) // one write call per buffer, not per finding line
+	err := writeAudit(bw, res, f, o)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func writeAudit(w io.Writer, res *audit.Result, f Format, o AuditOptions) error {
 	switch f {
 	case JSON:
 		return WriteJSON(w, res)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,8 +10,18 @@ import (
 	"github.com/clawdoctor/clawdoctor/doctor"
 )
 
-// Doctor renders a doctor result as text (tables) or JSON.
+// Doctor renders a doctor result as text (tables) or JSON, through one buffer: a state dir's
+// thousands of problem lines were a write call each.
 func Doctor(w io.Writer, res *doctor.Result, f Format) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := writeDoctor(bw, res, f)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func writeDoctor(w io.Writer, res *doctor.Result, f Format) error {
 	if f == JSON {
 		if res.Problems == nil {
 			res.Problems = []doctor.Problem{}

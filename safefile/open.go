@@ -72,20 +72,26 @@ func NotRegular(path string, m fs.FileMode) error {
 // blocks: the file is opened with O_NONBLOCK, so a FIFO planted under a transcript's or a
 // config's name is refused instead of hanging open(), and a device is refused too.
 func Open(path string) (*os.File, error) {
+	f, _, err := OpenStat(path)
+	return f, err
+}
+
+// OpenStat is Open that also returns the file's stat (the one Open makes anyway).
+func OpenStat(path string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := NotRegular(path, st.Mode()); err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, st, nil
 }
 
 // ReadFile reads the regular file at path whole, refusing it before reading when it is
