@@ -68,6 +68,10 @@ type Settings struct {
 	// Release is the OpenClaw release whose compaction code is followed ("" the default): it
 	// picks the boundary when none is set, and how estimateTokens counts user images.
 	Release hygiene.Release
+	// EmptyBranch: the session manager's branch is empty although the context is not (pi
+	// before 2026.6.11 when the last entry's id is not truthy): the trigger is checked on
+	// the context, and nothing is prepared.
+	EmptyBranch bool
 }
 
 func (s Settings) withDefaults() Settings {
@@ -203,6 +207,10 @@ func Prepare(items []Item, context []hygiene.Message, s Settings) Plan {
 
 	if len(items) == 0 {
 		p.Blocked = "empty path"
+		return p
+	}
+	if s.EmptyBranch {
+		p.Blocked = "pi's branch is empty: the last entry's id is not truthy, so getBranch() finds no leaf"
 		return p
 	}
 	if items[len(items)-1].Kind == KindCompaction {

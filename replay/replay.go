@@ -49,6 +49,27 @@ type Options struct {
 	// Recheck recomputes the cut point of every stored compaction on the path under both
 	// boundaries. It needs the whole path in memory.
 	Recheck bool
+
+	// emptyBranch: the compaction is prepared on an empty branch (emptyBranch); emptyContext:
+	// the context path is empty (session.Index.LastLeafEmpty).
+	emptyBranch, emptyContext bool
+}
+
+// emptyBranch reports whether release r's SessionManager prepares a compaction on an empty
+// branch for idx: before 2026.6.11 its leaf is the last entry's id, and getBranch() is empty
+// when that id is not truthy (missing, null, "", 0) or the file's last value is not an object,
+// though buildSessionContext still falls back to the last entry (mutation 8938 of seed 6: the
+// last entry's "id" key flipped to "i6"; prepareCompaction got no entries and returned null).
+func emptyBranch(idx *session.Index, o Options) bool {
+	return !usesManagerTree(o.Release) && o.Leaf == "" && !idx.LastIDTruthy()
+}
+
+// leafRules sets o's emptyBranch and emptyContext for the file idx indexes. Before 2026.6.11
+// the context is empty too when the last value is not an object or its id is null
+// (session.Index.LastLeafEmpty).
+func leafRules(idx *session.Index, o *Options) {
+	o.emptyBranch = emptyBranch(idx, *o)
+	o.emptyContext = !usesManagerTree(o.Release) && o.Leaf == "" && idx.LastLeafEmpty()
 }
 
 // ContextInfo describes the context building step.
@@ -188,6 +209,7 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 		entries, skipped, note, err = migrated(ctx, bytes.NewReader(data), name)
 	} else {
 		entries, skipped, err = Load(ctx, bytes.NewReader(data), name)
+		leafRules(idx, &o)
 	}
 	if err != nil {
 		return nil, err
@@ -246,6 +268,7 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 		}
 		return entriesWithNotes(ctx, entries, skipped, note, path, o)
 	}
+	leafRules(idx, &o)
 	var warnings []string
 	for _, p := range idx.Problems() {
 		warnings = append(warnings, fmt.Sprintf("%s:%d: %s line (skipped, as pi does)", path, p.Line, p.Kind))
@@ -264,6 +287,9 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	if usesManagerTree(o.Release) {
 		tree = newManagerTree(indexNodes(idx))
 		pathIdx = tree.path(o.Leaf)
+	}
+	if o.emptyContext {
+		pathIdx = nil
 	}
 	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck, tree)
 	if err != nil {
@@ -423,6 +449,9 @@ func entriesWithNotes(ctx context.Context, entries []*session.Entry, warnings []
 		leaf = &o.Leaf
 	}
 	path := session.BuildContextFrom(entries, leaf).Path
+	if o.emptyContext {
+		path = nil
+	}
 	if usesManagerTree(o.Release) {
 		tree := newManagerTree(entryNodes(entries))
 		idxs := tree.path(o.Leaf)
@@ -502,6 +531,7 @@ func fromPath(ctx context.Context, path, custom []*session.Entry, fileEntries in
 		s.Estimator = compaction.EstimatorPi
 	}
 	s.Provider, s.Model, s.Release = o.Provider, o.Model, o.Release
+	s.EmptyBranch = o.emptyBranch
 	res.Compaction = compaction.Prepare(ci.Path, ci.Projected, s)
 	if o.Recheck {
 		res.Rechecked = compaction.Recheck(ci.Path, s.KeepRecentTokens)

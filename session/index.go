@@ -61,6 +61,10 @@ type Node struct {
 	// 2026.6.11's SessionManager then takes the entry before it as its parent.
 	NoParentKey bool
 	InCycle     bool // the entry is on a parentId cycle
+	// IDTruthy: the id is truthy to JavaScript (a non-empty string, a number other than 0,
+	// true, an object or array). pi's SessionManager before 2026.6.11 takes the last entry's
+	// id as its leaf, and its branch is empty when that id is not truthy.
+	IDTruthy bool
 }
 
 // Parent values of a Node that has no resolved parent.
@@ -99,6 +103,8 @@ const (
 
 const (
 	flag2NoParentKey uint8 = 1 << iota // the entry has no parentId member at all
+	flag2IDTruthy                      // the id is truthy to JavaScript
+	flag2IDNull                        // the id is null
 )
 
 // node is the compact per-entry record: about 48 bytes plus the id bytes in the arena.
@@ -284,6 +290,8 @@ type lineFields struct {
 	targetNull, appendParentNull        bool
 	hasMessage, messageNull             bool
 	hasParentKey                        bool
+	idTruthy                            bool // the id is truthy to JavaScript
+	idNull                              bool // the id is null
 }
 
 func readFields(b []byte) (lineFields, error) {
@@ -303,6 +311,7 @@ func readFields(b []byte) (lineFields, error) {
 			f.typ, f.hasTyp = jsonobj.Unquote(v)
 		case "id":
 			f.id, f.hasID = jsonobj.Unquote(v)
+			f.idTruthy, f.idNull = jsTruthy(v), string(v) == "null"
 		case "parentId":
 			f.hasParentKey = true
 			f.parent, f.hasParent = jsonobj.Unquote(v)
@@ -409,6 +418,12 @@ func (x *Index) addLine(l jsonl.Line, valid func([]byte) bool, sawParsed *bool) 
 	}
 	if !f.hasParentKey {
 		nd.flags2 |= flag2NoParentKey
+	}
+	if f.idTruthy {
+		nd.flags2 |= flag2IDTruthy
+	}
+	if f.idNull {
+		nd.flags2 |= flag2IDNull
 	}
 	if string(f.appendMode) == "side" {
 		nd.flags |= flagSide
@@ -615,7 +630,7 @@ func (x *Index) Node(i int) Node {
 		HasID: nd.flags&flagHasID != 0, Parent: int(nd.parent),
 		Type: lookupName(x.types, nd.typ), Role: lookupName(x.roles, nd.role),
 		Side: nd.flags&flagSide != 0, InCycle: nd.flags&flagCycle != 0, NoMessage: nd.flags&flagNoMessage != 0,
-		NoParentKey: nd.flags2&flag2NoParentKey != 0,
+		NoParentKey: nd.flags2&flag2NoParentKey != 0, IDTruthy: nd.flags2&flag2IDTruthy != 0,
 	}
 	if n.HasID {
 		n.ID = string(x.idOf(int32(i)))
@@ -624,6 +639,40 @@ func (x *Index) Node(i int) Node {
 		n.ParentID = string(x.pidOf(int32(i)))
 	}
 	return n
+}
+
+// LastLeafEmpty reports whether pi's buildSessionContext before 2026.6.11 finds no messages
+// for the file's leaf: the last JSON value that is not a "session" line is not an object (it
+// is the fallback leaf, with no type and no parent), or is an entry whose id is null (an
+// explicit null leaf: "navigated to before the first entry").
+func (x *Index) LastLeafEmpty() bool {
+	if x.nodes.n == 0 {
+		return false
+	}
+	last := x.nodes.at(int32(x.nodes.n - 1))
+	for _, p := range x.problems {
+		if p.Kind == ItemNotObject && p.Line > last.line {
+			return true
+		}
+	}
+	return last.flags2&flag2IDNull != 0
+}
+
+// LastIDTruthy reports whether the last JSON value of the file that is not a "session" line
+// is an entry whose id is truthy to JavaScript (Node.IDTruthy): a value that is not an object
+// has no id. pi's SessionManager before 2026.6.11 makes that id its leaf; getBranch() is
+// empty when it is not truthy.
+func (x *Index) LastIDTruthy() bool {
+	if x.nodes.n == 0 {
+		return false
+	}
+	last := x.nodes.at(int32(x.nodes.n - 1))
+	for _, p := range x.problems {
+		if p.Kind == ItemNotObject && p.Line > last.line {
+			return false
+		}
+	}
+	return last.flags2&flag2IDTruthy != 0
 }
 
 // Lookup returns the entry with id (the last one when the id is duplicated, as pi resolves it).

@@ -44,6 +44,9 @@ type Oracle struct {
 // took a few seconds; an answer 2 minutes late is a driver that will never answer.
 const DefaultStall = 2 * time.Minute
 
+// startupGrace is added to the stall timeout for a driver's first answer.
+const startupGrace = 3 * time.Minute
+
 // Stalled is the answer stream gives a request its driver did not answer within Oracle.Stall
 // (OpenClaw 2026.3.13 and 2026.4.24 loop forever walking a parentId cycle, see
 // DeliberateCycleHang). No driver answer has this member.
@@ -224,7 +227,14 @@ func (o Oracle) streamOnce(ctx context.Context, reqs []any, idx []int, fn func(i
 	var ferr error
 	rd := bufio.NewReader(stdout)
 	for {
-		watchdog.Reset(stall)
+		// The first answer also waits for the driver's start-up (9 s for 2026.3.13 on a quiet
+		// machine, over 30 s under load: with --stall 30s the first request of a run was
+		// answered Stalled, mutation 129 of seed 6).
+		if n == 0 {
+			watchdog.Reset(stall + startupGrace)
+		} else {
+			watchdog.Reset(stall)
+		}
 		line, err := rd.ReadBytes('\n')
 		watchdog.Stop()
 		if line = bytes.TrimSpace(line); len(line) > 0 && ferr == nil {

@@ -86,6 +86,23 @@ func TestStreamStalledDriver(t *testing.T) {
 	}
 }
 
+// TestStreamSlowStart: a driver's start-up is not a stall (2026.3.13 takes 9 s to start, more
+// under load): its first answer may come later than Stall.
+func TestStreamSlowStart(t *testing.T) {
+	o := Oracle{Tool: fakeTool(t, "sleep 0.6; cat"), Release: "x", Script: "replay.mjs", Stall: 200 * time.Millisecond}
+	var got []string
+	err := o.Stream(context.Background(), []any{1, 2, 3}, 1, func(i int, ans json.RawMessage) error {
+		got = append(got, fmt.Sprintf("%d:%s", i, ans))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"0:1", "1:2", "2:3"}; !slices.Equal(got, want) {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+}
+
 // TestStreamShortDriverFails: a driver that stops answering is an error with its stderr, not
 // a shorter run.
 func TestStreamShortDriverFails(t *testing.T) {
