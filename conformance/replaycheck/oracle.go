@@ -237,6 +237,12 @@ func (o Oracle) streamOnce(ctx context.Context, reqs []any, idx []int, fn func(i
 		}
 		line, err := rd.ReadBytes('\n')
 		watchdog.Stop()
+		if err != nil && len(line) > 0 {
+			// no newline: the driver died (or was killed as stalled) while writing its
+			// answer, and half an answer is none (it failed a 2026.4.24 run under load:
+			// "unexpected end of JSON input")
+			line = nil
+		}
 		if line = bytes.TrimSpace(line); len(line) > 0 && ferr == nil {
 			if n < len(idx) {
 				ferr = fn(idx[n], json.RawMessage(line))

@@ -103,6 +103,23 @@ func TestStreamSlowStart(t *testing.T) {
 	}
 }
 
+// TestStreamHalfAnswer: a driver killed as stalled while writing an answer gave no answer
+// (a 2026.4.24 run under load failed on the half line: "unexpected end of JSON input").
+func TestStreamHalfAnswer(t *testing.T) {
+	o := Oracle{Tool: fakeTool(t, `head -n 1; read -r x; printf '{"half'; sleep 60`), Release: "x", Script: "replay.mjs", Stall: 300 * time.Millisecond}
+	var got []string
+	err := o.Stream(context.Background(), []any{1, 2}, 1, func(i int, ans json.RawMessage) error {
+		got = append(got, fmt.Sprintf("%d:%s", i, ans))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"0:1", "1:" + Stalled}; !slices.Equal(got, want) {
+		t.Errorf("answers %q, want %q", got, want)
+	}
+}
+
 // TestStreamShortDriverFails: a driver that stops answering is an error with its stderr, not
 // a shorter run.
 func TestStreamShortDriverFails(t *testing.T) {
