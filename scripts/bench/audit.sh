@@ -114,7 +114,10 @@ fi
 
 # Independently shaped transcripts (scripts/bench/shapes.mjs, not our generator): long tool
 # results, many tiny entries, large images, deep branching; each beside the Node audit and wc -l.
-shape_size=$(numfmt --from=iec "${BENCH_SHAPE_SIZE:-${BENCH_SIZE:-1GiB}}" 2>/dev/null || echo 1073741824)
+# (sizes are written 1GiB, 64MiB: numfmt reads them with --from=iec-i and the B suffix; plain
+# --from=iec refused them, so every shape was 1 GiB whatever BENCH_SIZE said)
+shape_size=$(numfmt --from=iec-i --suffix=B "${BENCH_SHAPE_SIZE:-${BENCH_SIZE:-1GiB}}" 2>/dev/null | tr -d B)
+[ -n "$shape_size" ] || { bench_note "BENCH_SHAPE_SIZE: not a size like 256MiB"; exit 2; }
 if bench_need node nodejs; then
 	for shape in long-results tiny images branching; do
 		f="$BENCH_TMP/in/shape-$shape.jsonl"
