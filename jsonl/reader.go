@@ -174,7 +174,14 @@ func (r *Reader) fill() bool {
 		carry, size := r.w-r.r, len(r.buf)
 		switch {
 		case r.r == 0: // one unfinished line fills the buffer: grow it, up to the cap
-			size = min(2*size, max(r.max+4, size+1)) // BOM + line + \n
+			// BOM + line + \n. Once doubling would reach the cap, go straight to it: a line
+			// over the cap then costs the old buffer and one of the cap's size at once, not
+			// a buffer at the cap and another just over it (128 MiB for a 64 MiB cap).
+			if 2*size >= r.max {
+				size = max(r.max+4, size+1)
+			} else {
+				size = 2 * size
+			}
 		case size < r.base: // still ramping up to the full buffer
 			size = min(2*size, r.base)
 		case carry == 0 && size > 4*r.base: // a long line is over: give its buffer back
