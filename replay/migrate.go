@@ -49,7 +49,7 @@ func migrated(ctx context.Context, r io.Reader, name string) (entries []*session
 		}
 		lines = append(lines, append([]byte(nil), l.Bytes...))
 	}
-	session.TrimContentEnd(lines, nil) // as the loader reads the lines it migrates
+	session.TrimContent(lines, nil) // as the loader reads the lines it migrates
 	res, err := session.Migrate(lines, session.MigrateOptions{})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%s: migrate: %w", name, err)

@@ -156,7 +156,7 @@ func (r *Result) Changed() bool {
 func Load(ctx context.Context, r io.Reader, name string) ([]*session.Entry, []string, error) {
 	var entries []*session.Entry
 	var warnings []string
-	err := session.Scan(ctx, r, name, session.ScanOptions{TrimEnd: true}, func(it session.Item) error {
+	err := session.Scan(ctx, r, name, session.ScanOptions{TrimContent: true}, func(it session.Item) error {
 		switch it.Kind {
 		case session.ItemEntry:
 			entries = append(entries, it.Entry)
@@ -183,7 +183,7 @@ func Run(ctx context.Context, r io.Reader, name string, o Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	idx, err := session.BuildIndex(ctx, bytes.NewReader(data), name, session.IndexOptions{TrimEnd: true})
+	idx, err := session.BuildIndex(ctx, bytes.NewReader(data), name, session.IndexOptions{TrimContent: true})
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +238,7 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	if db, session, ok := agentdb.ParseRef(path); ok {
 		return runRef(ctx, db, session, o)
 	}
-	idx, err := session.IndexFile(ctx, path, session.IndexOptions{TrimEnd: true}, nil)
+	idx, err := session.IndexFile(ctx, path, session.IndexOptions{TrimContent: true}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/hygiene"
 	"github.com/clawdoctor/clawdoctor/replay"
 	"github.com/clawdoctor/clawdoctor/session"
@@ -334,13 +336,14 @@ func TestWhiteSpaceBeforeHeader(t *testing.T) {
 	}
 }
 
-// Every release reads a transcript as content.trim().split("\n"): the last line with content
-// loses the JavaScript white space at its end and is read, while the same padding on an
-// earlier line makes that line unreadable (mutation 7591 of seed 6, and inputs checked live
-// against 2026.3.13, 2026.4.24 and 2026.6.11: a U+FEFF glued after the last entry, NBSP-only
-// lines after it, U+3000 after it). Both readers (Run in memory, RunFile through the index)
-// and the migration path of a header without a version agree.
-func TestTrailingWhiteSpaceOfTheLastLine(t *testing.T) {
+// Every release reads a transcript as content.trim().split("\n"): the first and last lines
+// with content lose the JavaScript white space at their start and end and are read, while the
+// same padding on another line makes that line unreadable (mutations 7591 and 4748 of seed 6,
+// and inputs checked live against 2026.3.13, 2026.4.24 and 2026.6.11: a U+FEFF glued after
+// the last entry, NBSP-only lines after it, U+3000 after it, two BOMs before a header-less
+// file's first entry). Both readers (Run in memory, RunFile through the index) and the
+// migration path of a header without a version agree.
+func TestContentTrim(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(example, "\n"), "\n")
 	join := func(ls ...string) string { return strings.Join(ls, "\n") }
 	last := len(lines) - 1
@@ -355,6 +358,8 @@ func TestTrailingWhiteSpaceOfTheLastLine(t *testing.T) {
 		{"on an earlier line it is unreadable", join(with(3, lines[3]+"\ufeff")...) + "\n", join(with(3, "{")...) + "\n"},
 		{"a character that is not white space", join(with(last, lines[last]+"x")...) + "\n", join(with(last, "{")...) + "\n"},
 		{"migrated", join(with(0, unversioned)...) + "\ufeff\n", join(with(0, unversioned)...) + "\n"},
+		{"two BOMs before the first entry of a file without a header", "\ufeff\ufeff" + join(lines[1:]...) + "\n", join(lines[1:]...) + "\n"},
+		{"NBSP and a blank line before the header", "\u00a0\n\u2028\u00a0" + example, example},
 	} {
 		for _, r := range hygiene.Releases {
 			t.Run(tc.name+"/"+string(r), func(t *testing.T) {
@@ -371,6 +376,13 @@ func TestTrailingWhiteSpaceOfTheLastLine(t *testing.T) {
 				for name, res := range map[string]*replay.Result{"Run": run(t, tc.src, o), "RunFile": fromFile} {
 					if !cmp.Equal(want.Messages, res.Messages) {
 						t.Errorf("%s: %d messages %v, want %d %v", name, len(res.Messages), res.Messages, len(want.Messages), want.Messages)
+					}
+					var opts []cmp.Option
+					if tc.name == "migrated" { // pi's migration gives entries new random ids
+						opts = append(opts, cmpopts.IgnoreFields(compaction.Plan{}, "FirstKeptEntryID"))
+					}
+					if diff := cmp.Diff(want.Compaction, res.Compaction, opts...); diff != "" {
+						t.Errorf("%s: compaction plan (-want +got):\n%s", name, diff)
 					}
 				}
 			})

@@ -36,9 +36,9 @@ type IndexOptions struct {
 	// Valid decides whether a line is JSON. nil means jsonl.Valid (the same answers as
 	// encoding/json.Valid, several times faster).
 	Valid func([]byte) bool
-	// TrimEnd reads the last line with content as OpenClaw does (trim.go): when it is JSON
-	// only without the JavaScript white space at its end, it is indexed trimmed.
-	TrimEnd bool
+	// TrimContent reads the first and last lines with content as OpenClaw does (trim.go,
+	// content.trim()): a trimmed line is indexed with the offset and size of its bytes.
+	TrimContent bool
 }
 
 // Node is what the index knows about one entry, without its body.
@@ -222,10 +222,11 @@ func BuildIndex(ctx context.Context, r io.Reader, name string, opts IndexOptions
 	x.roles = []string{"", RoleUser, RoleAssistant, RoleToolResult}
 	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: opts.MaxLine, BufferSize: opts.BufferSize})
 	sawParsed := false
-	// TrimEnd: a line with content that is JSON once its end is trimmed, kept until the end
-	// of the stream shows whether it is the last line with content.
+	// TrimContent: a line with content that is JSON once its end is trimmed, kept until the
+	// end of the stream shows whether it is the last line with content.
 	var tail jsonl.Line
 	var tailProblem, lastContent int64 = -1, 0
+	seenContent := false
 	for n := 0; ; n++ {
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -241,14 +242,20 @@ func BuildIndex(ctx context.Context, r io.Reader, name string, opts IndexOptions
 		}
 		x.lines = l.Num
 		x.bytes = l.Offset + l.Size
-		if opts.TrimEnd && !l.Has(jsonl.FlagBlank) {
+		if opts.TrimContent && !l.Has(jsonl.FlagBlank) {
 			if !hasContent(&l) {
 				x.blank++ // JavaScript white space only (NBSP, U+FEFF, ...): pi skips it as blank
 				continue
 			}
 			lastContent = l.Num
+			if !seenContent {
+				seenContent = true
+				if t, ok := startTrimmed(l); ok {
+					l = t
+				}
+			}
 		}
-		if opts.TrimEnd && !l.Has(jsonl.FlagBlank) && !valid(l.Bytes) {
+		if opts.TrimContent && !l.Has(jsonl.FlagBlank) && !valid(l.Bytes) {
 			if t, ok := endTrimmed(l, valid); ok {
 				tail = t
 				tail.Bytes = append([]byte(nil), t.Bytes...)

@@ -52,11 +52,11 @@ type Item struct {
 // ScanOptions tune Scan.
 type ScanOptions struct {
 	MaxLine int // line cap passed to jsonl.Reader; 0 means jsonl.DefaultMaxLine
-	// TrimEnd reads the last line with content as OpenClaw does (trim.go): when it is JSON
-	// only without the JavaScript white space at its end, it is classified trimmed. Such a
-	// line waits until a later line with content or the end: blank lines after it are passed
-	// to fn before it.
-	TrimEnd bool
+	// TrimContent reads the first and last lines with content as OpenClaw does (trim.go,
+	// content.trim()). A line that is JSON only without the JavaScript white space at its end
+	// waits until a later line with content or the end: blank lines after it are passed to fn
+	// before it.
+	TrimContent bool
 }
 
 // ErrStop may be returned by a Scan callback to end the scan early without an error.
@@ -69,9 +69,10 @@ var ErrStop = errors.New("stop scan")
 func Scan(ctx context.Context, r io.Reader, name string, opts ScanOptions, fn func(Item) error) error {
 	rd := jsonl.NewReader(jsonl.ContextReader(ctx, r), jsonl.Options{MaxLine: opts.MaxLine})
 	sawParsed := false // a line parsed as JSON: the header slot is taken
-	// TrimEnd: an invalid line that is JSON once its end is trimmed waits (a copy) until a
-	// later line with content shows it is not the last one, or the stream ends.
+	// TrimContent: an invalid line that is JSON once its end is trimmed waits (a copy) until
+	// a later line with content shows it is not the last one, or the stream ends.
 	var held, heldTrim jsonl.Line
+	seenContent := false
 	emit := func(it Item) error {
 		if err := fn(it); err != nil {
 			if errors.Is(err, ErrStop) {
@@ -109,11 +110,17 @@ func Scan(ctx context.Context, r io.Reader, name string, opts ScanOptions, fn fu
 			}
 			held = jsonl.Line{}
 		}
+		if opts.TrimContent && !seenContent && hasContent(&l) {
+			seenContent = true
+			if t, ok := startTrimmed(l); ok {
+				l = t
+			}
+		}
 		it := classifyLine(l, name, &sawParsed)
-		if opts.TrimEnd && it.Kind == ItemInvalid && !hasContent(&l) {
+		if opts.TrimContent && it.Kind == ItemInvalid && !hasContent(&l) {
 			it = Item{Kind: ItemBlank, Line: l} // JavaScript white space only: pi skips it as blank
 		}
-		if it.Kind == ItemInvalid && opts.TrimEnd {
+		if it.Kind == ItemInvalid && opts.TrimContent {
 			if t, ok := endTrimmed(l, jsonl.Valid); ok {
 				held, heldTrim = l, t
 				held.Bytes = append([]byte(nil), l.Bytes...)

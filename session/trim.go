@@ -8,12 +8,11 @@ import (
 
 // Every OpenClaw release reads a transcript as pi's loader does: JSON.parse of each line of
 // content.trim().split("\n"), untrimmed (JSON.parse allows only ASCII white space around a
-// value). So the end of the last line holding anything but white space loses its JavaScript
-// white space (U+FEFF, NBSP, VT, FF, U+2028, ...) before it is parsed, and is read where the
-// same padding on any other line makes that line unreadable (mutation 7591 of seed 6: a
-// U+FEFF glued after the last entry, which every release reads and replay skipped). The start
-// of the first line, which content.trim() trims too, is the replay's own business (it reads
-// the trimmed content again when the header is unreadable).
+// value). So the start of the first line and the end of the last line holding anything but
+// white space lose their JavaScript white space (U+FEFF, NBSP, VT, FF, U+2028, ...) before
+// they are parsed, and are read where the same padding on any other line makes that line
+// unreadable (mutation 7591 of seed 6: a U+FEFF glued after the last entry; mutation 4748: a
+// second BOM before the first entry of a file without a header, which every release reads).
 
 // jsTrimEnd returns the length of b without the JavaScript white space at its end.
 // Ill-formed UTF-8 is U+FFFD to JavaScript: not white space.
@@ -35,9 +34,46 @@ func hasContent(l *jsonl.Line) bool {
 	return !l.Has(jsonl.FlagBlank) && (l.Has(jsonl.FlagTooLong) || jsTrimEnd(l.Bytes) > 0)
 }
 
-// endTrimmed returns l without the JavaScript white space at its end, with Size the trimmed
-// bytes' (Offset is unchanged: the line starts where it did, after line 1's BOM), when that
-// removes anything and leaves a line valid says is JSON.
+// jsTrimStart returns the length of the JavaScript white space b starts with.
+func jsTrimStart(b []byte) int {
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 || !isJSSpace(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// narrowed is l reduced to Bytes[i:j], with Offset and Size of those bytes in the stream.
+func narrowed(l jsonl.Line, i, j int) jsonl.Line {
+	t := l
+	t.Offset += int64(i)
+	if l.Has(jsonl.FlagBOM) {
+		t.Offset += 3 // Bytes start after the BOM the reader took off line 1
+	}
+	t.Bytes, t.Size = l.Bytes[i:j:j], int64(j-i)
+	t.Flags &^= jsonl.FlagBOM | jsonl.FlagNoNewline | jsonl.FlagCRLF
+	return t
+}
+
+// startTrimmed returns l without the JavaScript white space at its start, when it has some
+// (the first line with content: content.trim() takes it off whatever follows).
+func startTrimmed(l jsonl.Line) (jsonl.Line, bool) {
+	if l.Has(jsonl.FlagTooLong) || l.Has(jsonl.FlagBlank) {
+		return l, false
+	}
+	i := jsTrimStart(l.Bytes)
+	if i == 0 || i == len(l.Bytes) {
+		return l, false
+	}
+	return narrowed(l, i, len(l.Bytes)), true
+}
+
+// endTrimmed returns l without the JavaScript white space at its end, when that removes
+// anything and leaves a line valid says is JSON.
 func endTrimmed(l jsonl.Line, valid func([]byte) bool) (jsonl.Line, bool) {
 	if l.Has(jsonl.FlagTooLong) || l.Has(jsonl.FlagBlank) {
 		return l, false
@@ -46,21 +82,22 @@ func endTrimmed(l jsonl.Line, valid func([]byte) bool) (jsonl.Line, bool) {
 	if j == len(l.Bytes) || j == 0 || !valid(l.Bytes[:j]) {
 		return l, false
 	}
-	t := l
-	t.Bytes, t.Size = l.Bytes[:j:j], int64(j)
-	if l.Has(jsonl.FlagBOM) {
-		t.Offset += 3 // Bytes start after the BOM the reader took off line 1
-	}
-	t.Flags &^= jsonl.FlagBOM | jsonl.FlagNoNewline | jsonl.FlagCRLF
-	return t, true
+	return narrowed(l, 0, j), true
 }
 
-// TrimContentEnd trims the end of the last line of lines (each without its terminator) that
-// holds anything but white space, when it is JSON only once trimmed: what the index and the
-// scan do with TrimEnd, for lines in memory. valid nil means jsonl.Valid.
-func TrimContentEnd(lines [][]byte, valid func([]byte) bool) {
+// TrimContent trims the start of the first line of lines (each without its terminator) that
+// holds anything but white space, and the end of the last such line when it is JSON only once
+// trimmed: what the index and the scan do with TrimContent, for lines in memory. valid nil
+// means jsonl.Valid.
+func TrimContent(lines [][]byte, valid func([]byte) bool) {
 	if valid == nil {
 		valid = jsonl.Valid
+	}
+	for k, b := range lines {
+		if !IsBlank(string(b)) {
+			lines[k] = b[jsTrimStart(b):]
+			break
+		}
 	}
 	for k := len(lines) - 1; k >= 0; k-- {
 		b := lines[k]
