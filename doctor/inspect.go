@@ -240,6 +240,22 @@ func readAgent(ctx context.Context, opts Options, id string, staleMs int64) (*ag
 	if a.era.SQLite {
 		a.sqlite = a.era.DB
 	}
+	// sessions.json is parsed while the dir is listed (a 25 MB store and a 33,000-name
+	// listing each took about as long); its result is dropped when the dir cannot be listed.
+	type loaded struct {
+		s     *store.Store
+		err   error
+		found bool
+	}
+	storeDone := make(chan loaded, 1)
+	go func() {
+		if _, err := os.Lstat(a.storePath); err != nil {
+			storeDone <- loaded{}
+			return
+		}
+		s, err := store.Load(a.storePath)
+		storeDone <- loaded{s, err, true}
+	}()
 	if err := store.CheckWrite(store.WriteScope{SessionsDir: a.dir, StateDir: opts.StateDir, Now: opts.Now,
 		LockStale: store.LockStaleAfter(opts.Getenv, staleMs), Force: opts.Force, FollowSymlinks: opts.FollowSymlinks}); err != nil {
 		a.refuse = err.Error()
@@ -282,13 +298,12 @@ func readAgent(ctx context.Context, opts Options, id string, staleMs int64) (*ag
 			a.transcripts++
 		}
 	}
-	if a.has(a.storePath) {
-		s, err := store.Load(a.storePath)
-		if err != nil {
-			a.storeErr = err
+	if ld := <-storeDone; ld.found {
+		if ld.err != nil {
+			a.storeErr = ld.err
 		} else {
-			a.store = s
-			a.entries = s.Len()
+			a.store = ld.s
+			a.entries = ld.s.Len()
 		}
 	}
 	return a, nil
