@@ -57,8 +57,12 @@ const auditMemoryLimit = 352 << 20
 // by side whose garbage the limit, not the pace, collects (doctor's target: 256 MiB).
 const dirMemoryLimit = 208 << 20
 
-// dirGCPercent is the GC pace when directories are audited (by audit or by doctor).
-const dirGCPercent = 400
+// dirGCPercent is the GC pace when directories are audited; doctorGCPercent doctor's (see
+// its command).
+const (
+	dirGCPercent    = 400
+	doctorGCPercent = 100
+)
 
 // bigTranscript is the size from which a transcript given on the command line is audited at
 // the default GC pace.
