@@ -79,13 +79,15 @@ EXAMPLES
 				opts.Confirm = ttyConfirm(c)
 			}
 			if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
-				// doctor audits every sessions dir under audit's soft limit, but at the default
-				// pace: it holds the store, its rows and the dir listing through the audit
-				// (~50 MB live on the 20,000-session bench dir), so audit's pace of 400 let the
-				// heap grow to the limit between collections, and fresh pages and cache misses
-				// cost more than the collections saved (10.1 CPU-s a run against 8.6 at 100).
+				// doctor audits every sessions dir, but holds the store, its rows and the dir
+				// listing through the audit (~56 MB live on the 20,000-session bench dir): at
+				// audit's pace of 400 the heap grew to the limit between collections, and fresh
+				// pages and cache misses cost more than the collections saved (9.4 CPU-s a run
+				// against 7.5 at 100); under audit's 208 MiB limit the 64 MiB buffer of a line
+				// over the cap left no room and the collector ran back to back (4.7-5.2 s, at
+				// 232 MiB 4.5-4.7 s, peak RSS 237-242 MiB: the target is 256).
 				debug.SetGCPercent(doctorGCPercent)
-				debug.SetMemoryLimit(dirMemoryLimit)
+				debug.SetMemoryLimit(doctorMemoryLimit)
 			}
 			res, err := doctor.Run(c.Context, opts)
 			if res == nil {
