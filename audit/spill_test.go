@@ -83,3 +83,18 @@ func TestIndexSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkLen: every log's chunk, written out in one call, holds at least minChunkBytes (the
+// string arena's were 8 KiB, and a write call costs about as much as copying 50 KB).
+func TestChunkLen(t *testing.T) {
+	for _, tc := range []struct{ size, want int }{
+		{1, 64 << 10}, {4, 16 << 10}, {8, 8 << 10}, {16, 8 << 10}, {int(unsafe.Sizeof(detail{})), 8 << 10},
+	} {
+		if got := chunkLen(tc.size); got != tc.want {
+			t.Errorf("chunkLen(%d) = %d, want %d", tc.size, got, tc.want)
+		}
+	}
+	if s := newColdArena(coldBudget); s.b.clen*1 < minChunkBytes {
+		t.Errorf("the string arena's chunks hold %d bytes", s.b.clen)
+	}
+}
