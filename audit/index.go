@@ -142,7 +142,23 @@ func (m *keyMap) get(k uint64) (int32, bool) {
 
 // set maps k to v and returns the value k had.
 func (m *keyMap) set(k uint64, v int32) (prev int32, had bool) {
-	h := m.hash(k)
+	return m.setHashed(k, m.hash(k), v)
+}
+
+// touch loads the slot where a key of hash h starts probing and returns it. The scan calls it
+// for a run of keys before inserting them (see scan.flushIDs): the loads do not depend on one
+// another, so the processor waits for their cache misses side by side instead of one insert
+// at a time (a table of millions of ids is far bigger than the caches).
+func (m *keyMap) touch(h uint64) uint64 {
+	sh := &m.shards[h>>58]
+	if len(sh.slots) == 0 {
+		return 0
+	}
+	return sh.slots[int(uint32(h))&(len(sh.slots)-1)]
+}
+
+// setHashed is set with the key's hash h already computed.
+func (m *keyMap) setHashed(k, h uint64, v int32) (prev int32, had bool) {
 	sh := &m.shards[h>>58]
 	if len(sh.slots) == 0 {
 		sh.slots = make([]uint64, 16)

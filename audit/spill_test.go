@@ -98,3 +98,74 @@ func TestChunkLen(t *testing.T) {
 		t.Errorf("the string arena's chunks hold %d bytes", s.b.clen)
 	}
 }
+
+// idQueueInput has what the queued id index must get right: parents named while still queued
+// (one and several entries back), ids used twice inside one queue run and across runs (a
+// later child must hang off the later entry), ids too long for their cold copy, dangling
+// parents, and parents that come after their child.
+func idQueueInput() []byte {
+	var b bytes.Buffer
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	w(`{"type":"session","version":3,"id":"5d1c0000-0000-4000-8000-00000000000a","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}`)
+	long := func(k int) string { return fmt.Sprintf("long-%d-%s", k%3, strings.Repeat("z", 5000)) }
+	parent := ""
+	for i := 0; i < 400; i++ {
+		id := fmt.Sprintf("%08x", i%150) // every id is used again after 150 entries
+		switch {
+		case i%41 == 0:
+			id = long(i)
+		case i%13 == 0:
+			id = fmt.Sprintf("odd id %d", i%60) // not packable: hashed, kept in the cold arena
+		}
+		p := parent
+		switch {
+		case i%7 == 0 && i > 3:
+			p = fmt.Sprintf("%08x", (i-3)%150) // a few entries back: often still queued
+		case i%11 == 0:
+			p = "0000dead" // dangling
+		case i%17 == 0:
+			p = fmt.Sprintf("%08x", (i+2)%150) // comes later in the file
+		}
+		pj := "null"
+		if p != "" {
+			pj = fmt.Sprintf("%q", p)
+		}
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		w(`{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T08:00:01.000Z","message":{"role":%q,"content":[{"type":"text","text":"turn %d"}],"timestamp":%d}}`, id, pj, role, i, i+1)
+		parent = id
+	}
+	return b.Bytes()
+}
+
+// TestIDQueueMatchesImmediateInserts: the queued id index (flushIDs) gives the findings that
+// inserting each id as it is read gives.
+func TestIDQueueMatchesImmediateInserts(t *testing.T) {
+	in := idQueueInput()
+	run := func(queue int) []Finding {
+		defer func(q int) { idQueueLen = q }(idQueueLen)
+		idQueueLen = queue
+		fs, _, err := newScan(context.Background(), "t.jsonl", Options{MaxPerRule: 1000}).run(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fs
+	}
+	want := run(1)
+	dups := 0
+	for _, f := range want {
+		if f.Rule == "tree.duplicate-id" {
+			dups++
+		}
+	}
+	if dups < 200 {
+		t.Fatalf("only %d duplicate-id findings: the input does not exercise the index", dups)
+	}
+	for _, q := range []int{2, 5, 32, 64} {
+		if diff := cmp.Diff(want, run(q)); diff != "" {
+			t.Errorf("queue of %d: findings differ from immediate inserts (-immediate +queued):\n%s", q, diff)
+		}
+	}
+}

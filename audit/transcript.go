@@ -191,7 +191,10 @@ type scan struct {
 	deliveries map[string]int64 // messageId → delivery time (ms) from gateway logs
 	dupIDs     bool             // some id is used twice
 	dupKeys    map[uint64]bool  // the keys used twice
-	sizeHint   int64            // bytes expected, for buffer sizes; 0 unknown
+	idq        [64]queuedID     // ids read but not yet in ids (flushIDs); idQueueLen are used
+	nidq       int
+	touched    uint64
+	sizeHint   int64 // bytes expected, for buffer sizes; 0 unknown
 	scratch    []byte
 	buf2       []byte
 }
@@ -251,6 +254,9 @@ func (s *scan) lookup(k uint64) (int32, bool) {
 	if k == 0 || s.ids == nil {
 		return 0, false
 	}
+	if i, ok := s.queuedLookup(k); ok {
+		return i, true
+	}
 	return s.ids.get(k)
 }
 
@@ -288,7 +294,9 @@ func (s *scan) close() {
 func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
 	r = jsonl.ContextReader(s.ctx, r)
 	defer s.close()
-	if err := s.read(r); err != nil {
+	err := s.read(r)
+	s.flushIDs()
+	if err != nil {
 		return s.out, s.entries, err
 	}
 	s.tree()
@@ -1050,21 +1058,81 @@ func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
 			s.pending.add(pendingParent{node: i, key: pkey, parent: s.cold.put(pb)})
 		}
 	}
-	if prev, dup := s.ids.set(n.key, i); dup {
-		if !s.sameID(prev, idb) {
-			// two different ids with one 64-bit hash: keep the first in the index (no finding)
-			s.ids.set(n.key, prev)
-			return
-		}
-		s.dupIDs = true
-		if s.dupKeys == nil {
-			s.dupKeys = map[uint64]bool{}
-		}
-		s.dupKeys[n.key] = true
-		pl, id := s.det(prev).line, string(idb)
-		s.add("tree.duplicate-id", line, id, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins",
-			id, line, pl), replayHint(s.name), map[string]any{"firstLine": pl})
+	if len(idb) > maxCold {
+		// the cold copy of this id is cut: index it now, while its whole text is at hand
+		s.flushIDs()
+		s.indexID(n.key, s.ids.hash(n.key), i, line, idb)
+		return
 	}
+	s.idq[s.nidq] = queuedID{key: n.key, node: i, line: line}
+	if s.nidq++; s.nidq >= idQueueLen {
+		s.flushIDs()
+	}
+}
+
+// idQueueLen is how many ids wait in scan.idq before they go into the index together (at most
+// len(scan.idq); a variable so that a test can insert each id at once, as the scan did before).
+var idQueueLen = 32
+
+// queuedID is an entry whose id waits in scan.idq to go into the id index.
+type queuedID struct {
+	key, hash uint64
+	node      int32
+	line      int64
+}
+
+// queuedLookup returns the newest queued entry whose id has key k: it is the one the index
+// will hold (the later of two entries with one id wins).
+func (s *scan) queuedLookup(k uint64) (int32, bool) {
+	for j := s.nidq - 1; j >= 0; j-- {
+		if s.idq[j].key == k {
+			return s.idq[j].node, true
+		}
+	}
+	return 0, false
+}
+
+// flushIDs puts the queued ids into the index, in file order. Inserting them one per entry
+// as they were read cost a sixth of the audit of a transcript of tiny entries, nearly all of
+// it waiting for the table's memory; touching the run's slots first lets those waits overlap.
+func (s *scan) flushIDs() {
+	q := s.idq[:s.nidq]
+	var sink uint64
+	for j := range q {
+		q[j].hash = s.ids.hash(q[j].key)
+		sink += s.ids.touch(q[j].hash)
+	}
+	s.touched += sink & 1 // keep the loads
+	s.nidq = 0
+	for _, e := range q {
+		s.indexID(e.key, e.hash, e.node, e.line, nil)
+	}
+}
+
+// indexID maps key (of hash h) to node i in the id index and reports a duplicate id. id is the
+// entry's id text, or nil to take it from the index (the packed key or the cold copy, which
+// is whole: longer ids are indexed at once, see entry).
+func (s *scan) indexID(key, h uint64, i int32, line int64, id []byte) {
+	prev, dup := s.ids.setHashed(key, h, i)
+	if !dup {
+		return
+	}
+	if id == nil {
+		id = []byte(s.idStr(i))
+	}
+	if !s.sameID(prev, id) {
+		// two different ids with one 64-bit hash: keep the first in the index (no finding)
+		s.ids.setHashed(key, h, prev)
+		return
+	}
+	s.dupIDs = true
+	if s.dupKeys == nil {
+		s.dupKeys = map[uint64]bool{}
+	}
+	s.dupKeys[key] = true
+	pl, ids := s.det(prev).line, string(id)
+	s.add("tree.duplicate-id", line, ids, fmt.Sprintf("entry id %s at line %d is already used at line %d; parent links to it are ambiguous and the later entry wins",
+		ids, line, pl), replayHint(s.name), map[string]any{"firstLine": pl})
 }
 
 // sameID reports whether node i's id is id (keys of unpacked ids are hashes).
