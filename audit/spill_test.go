@@ -94,7 +94,7 @@ func TestChunkLen(t *testing.T) {
 			t.Errorf("chunkLen(%d) = %d, want %d", tc.size, got, tc.want)
 		}
 	}
-	if s := newColdArena(coldBudget); s.b.clen*1 < minChunkBytes {
+	if s := newColdArena(coldBudget); s.b.clen < minChunkBytes { // a chunk of bytes
 		t.Errorf("the string arena's chunks hold %d bytes", s.b.clen)
 	}
 }

@@ -1082,7 +1082,9 @@ type queuedID struct {
 }
 
 // queuedLookup returns the newest queued entry whose id has key k: it is the one the index
-// will hold (the later of two entries with one id wins).
+// will hold (the later of two entries with one id wins). Two different unpacked ids sharing a
+// 64-bit hash (2^-63 a pair) would resolve here to the newer one, where the index keeps the
+// first; the strings are not compared on this path, as parent links trust keys (see idKey).
 func (s *scan) queuedLookup(k uint64) (int32, bool) {
 	for j := s.nidq - 1; j >= 0; j-- {
 		if s.idq[j].key == k {
