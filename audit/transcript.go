@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/openclaw"
-	"github.com/clawdoctor/clawdoctor/session"
 	"github.com/clawdoctor/clawdoctor/store"
 )
 
@@ -194,9 +194,9 @@ type scan struct {
 	idq        [64]queuedID     // ids read but not yet in ids (flushIDs); idQueueLen are used
 	nidq       int
 	touched    uint64
-	sizeHint   int64 // bytes expected, for buffer sizes; 0 unknown
-	scratch    []byte
-	buf2       []byte
+	sizeHint   int64      // bytes expected, for buffer sizes; 0 unknown
+	x          extractor  // the entries line() reads itself
+	xo         extractOut // and what it read of the last one
 }
 
 // pendingParent is an entry whose parentId named no entry read so far.
@@ -271,6 +271,7 @@ func newScan(ctx context.Context, name string, opts Options) *scan {
 		details: newSpilled[detail](detailBudget), rares: newSpilled[rare](callBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
 		pending: newSpilled[pendingParent](callBudget), names: []string{""}, nameIdx: map[string]uint16{}}
 	s.ids = newKeyMap(s.keyOf)
+	s.x = extractor{seed: s.seed, o: &s.xo}
 	return s
 }
 
@@ -342,6 +343,11 @@ type batch struct {
 	lines  []jsonl.Line // Bytes point into buf
 	checks []error      // jsonl.Check of each line that needs one (checkFirst), else nil
 	err    error        // set on the last batch: io.EOF or the read error
+	// with extracting workers (a big stream): what they read of each line, and a token when
+	// they are done with the batch
+	recs  []rec
+	xo    extractOut
+	ready chan struct{}
 }
 
 // checkFirst reports whether line() checks l's bytes against the grammar: not for a line it
@@ -357,7 +363,10 @@ var batchPool sync.Pool
 
 // readBatches reads r in a goroutine and sends batches of lines; free returns used batches.
 // sizeHint (the stream size, 0 unknown) keeps buffers small for small files.
-func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, free chan *batch, done <-chan struct{}) {
+//
+// With work set, every batch also goes to work, where the extracting workers check and read its
+// lines (the grammar check is theirs then); without, the grammar check runs here.
+func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *batch, free chan *batch, done <-chan struct{}) {
 	bufSize, batchCap := 256<<10, 256<<10 // unknown size: start modest, batches grow by append
 	if sizeHint > 0 {
 		bufSize = int(min(max(sizeHint, 4<<10), 1<<20))
@@ -375,17 +384,30 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 				b.buf, b.lines, b.checks, b.err = b.buf[:0], b.lines[:0], b.checks[:0], nil
 				return b
 			}
-			return &batch{buf: make([]byte, 0, batchCap)}
+			return &batch{buf: make([]byte, 0, batchCap), ready: make(chan struct{}, 1)}
 		}
 	}
 	b := get()
+	end := func() {
+		close(out)
+		if work != nil {
+			close(work)
+		}
+	}
 	send := func() bool {
 		select {
 		case out <- b:
-			return true
 		case <-done:
 			return false
 		}
+		if work != nil {
+			select {
+			case work <- b:
+			case <-done:
+				return false
+			}
+		}
+		return true
 	}
 	for {
 		l, err := rd.Next()
@@ -393,12 +415,12 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 			rd.Release() // every line was copied into a batch
 			b.err = err
 			send()
-			close(out)
+			end()
 			return
 		}
 		if len(b.buf)+len(l.Bytes) > cap(b.buf) && len(b.lines) > 0 {
 			if !send() {
-				close(out)
+				end()
 				return
 			}
 			b = get()
@@ -407,6 +429,9 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 		b.buf = append(b.buf, l.Bytes...)
 		l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
 		b.lines = append(b.lines, l)
+		if work != nil {
+			continue
+		}
 		var verdict error
 		if checkFirst(&l) {
 			verdict = jsonl.Check(l.Bytes)
@@ -415,15 +440,49 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out chan<- *batch, fr
 	}
 }
 
+// parallelMin is the stream size from which a scan extracts its lines on every core. Smaller
+// files (a state dir's sessions) are scanned one per core instead, each with its reader.
+var parallelMin int64 = 32 << 20
+
+// extractBatches checks, parses and reads the lines of the batches from work (a worker of a
+// big stream's scan).
+func extractBatches(seed maphash.Seed, work <-chan *batch) {
+	x := extractor{seed: seed, p: parserPool.Get().(*fastjson.Parser)}
+	defer parserPool.Put(x.p)
+	for b := range work {
+		b.xo.reset()
+		x.o = &b.xo
+		b.recs = b.recs[:0]
+		for i := range b.lines {
+			b.recs = append(b.recs, x.line(&b.lines[i]))
+		}
+		b.ready <- struct{}{}
+	}
+}
+
 func (s *scan) read(r io.Reader) error {
 	out := make(chan *batch, 2)
 	free := make(chan *batch, 3)
 	done := make(chan struct{})
 	defer close(done)
-	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, free, done)
+	var work chan *batch
+	if workers := runtime.GOMAXPROCS(0); s.sizeHint >= parallelMin && workers > 1 {
+		work = make(chan *batch, 2)
+		for range workers {
+			go extractBatches(s.seed, work)
+		}
+	}
+	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, work, free, done)
 	for b := range out {
-		for i := range b.lines {
-			s.line(&b.lines[i], b.checks[i])
+		if work != nil {
+			<-b.ready
+			for i := range b.lines {
+				s.lineRec(&b.lines[i], &b.recs[i], &b.xo)
+			}
+		} else {
+			for i := range b.lines {
+				s.line(&b.lines[i], b.checks[i])
+			}
 		}
 		if b.err != nil && b.err != io.EOF {
 			var num int64
@@ -456,8 +515,8 @@ func (s *scan) read(r io.Reader) error {
 	return nil
 }
 
-// line handles one line; checked is jsonl.Check of its bytes when checkFirst(l).
-func (s *scan) line(l *jsonl.Line, checked error) {
+// lineFlags notes what a line's flags say before it is read: a BOM, CR line ends.
+func (s *scan) lineFlags(l *jsonl.Line) {
 	if l.Has(jsonl.FlagBOM) {
 		s.add("jsonl.bom", l.Num, "", "the file starts with a UTF-8 byte order mark; OpenClaw's repair cannot parse the header line, finds no header and never repairs the file", s.repairHint(""), nil)
 	}
@@ -467,6 +526,34 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 		}
 		s.crlf++
 	}
+}
+
+// finalNewline reports a complete last line without a newline.
+func (s *scan) finalNewline(l *jsonl.Line) {
+	if l.Has(jsonl.FlagNoNewline) {
+		s.add("jsonl.missing-final-newline", l.Num, "", fmt.Sprintf("line %d, the last, is complete but has no final newline (an interrupted write, or an editor); the gateway's next append is glued to it and OpenClaw then skips both entries", l.Num),
+			s.repairHint(""), map[string]any{"offset": l.Offset})
+	}
+}
+
+// lineRec handles one line an extracting worker read (r, its strings in o): an entry is
+// applied as line() would, anything else goes to line().
+func (s *scan) lineRec(l *jsonl.Line, r *rec, o *extractOut) {
+	if r.slow {
+		s.line(l, r.checked)
+		return
+	}
+	s.lineFlags(l)
+	if s.values++; s.values == 1 {
+		s.headerMissing(r.typ, string(o.bytes(r.id)), l.Num)
+	}
+	s.apply(r, o)
+	s.finalNewline(l)
+}
+
+// line handles one line; checked is jsonl.Check of its bytes when checkFirst(l).
+func (s *scan) line(l *jsonl.Line, checked error) {
+	s.lineFlags(l)
 	if l.Has(jsonl.FlagTooLong) {
 		s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is %d bytes, over the line cap; it was not checked", l.Num, l.Size), "Raise --max-line to check it",
 			map[string]any{"bytes": l.Size, "offset": l.Offset})
@@ -503,10 +590,7 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 		v, perr := s.p.ParseBytes(b)
 		if perr == nil {
 			s.value(v, l.Num)
-			if l.Has(jsonl.FlagNoNewline) {
-				s.add("jsonl.missing-final-newline", l.Num, "", fmt.Sprintf("line %d, the last, is complete but has no final newline (an interrupted write, or an editor); the gateway's next append is glued to it and OpenClaw then skips both entries", l.Num),
-					s.repairHint(""), map[string]any{"offset": l.Offset})
-			}
+			s.finalNewline(l)
 			return
 		}
 		deep = "deeper than the 300 levels the audit reads"
@@ -629,20 +713,25 @@ func (s *scan) value(v *fastjson.Value, line int64) {
 		return
 	}
 	if first {
-		ev := map[string]any{"firstType": typ}
-		why := "OpenClaw's repair refuses the file, and pi's loader rewrites it with a new header before the entries"
-		if !s.opts.release().Has(openclaw.LoaderKeepsHeaderlessEntries) {
-			why = "OpenClaw's repair refuses the file, and pi's loader rewrites it with a bare header, losing every entry"
-		}
-		run := "Run"
-		if typ != "" && !sessionEntryType(typ) {
-			why = "the file does not look like an OpenClaw transcript at all (first record type " + typ + ")"
-			run = "If it is one, run"
-			ev["foreign"] = true
-		}
-		s.add("header.missing", line, str(v, "id"), fmt.Sprintf("line %d is not a session header (it is a %q record); %s", line, typ, why), run+": clawdoctor repair --synthesize-header "+s.name, ev)
+		s.headerMissing(typ, str(v, "id"), line)
 	}
 	s.entry(v, typ, line)
+}
+
+// headerMissing reports a first entry that is not a session header.
+func (s *scan) headerMissing(typ, id string, line int64) {
+	ev := map[string]any{"firstType": typ}
+	why := "OpenClaw's repair refuses the file, and pi's loader rewrites it with a new header before the entries"
+	if !s.opts.release().Has(openclaw.LoaderKeepsHeaderlessEntries) {
+		why = "OpenClaw's repair refuses the file, and pi's loader rewrites it with a bare header, losing every entry"
+	}
+	run := "Run"
+	if typ != "" && !sessionEntryType(typ) {
+		why = "the file does not look like an OpenClaw transcript at all (first record type " + typ + ")"
+		run = "If it is one, run"
+		ev["foreign"] = true
+	}
+	s.add("header.missing", line, id, fmt.Sprintf("line %d is not a session header (it is a %q record); %s", line, typ, why), run+": clawdoctor repair --synthesize-header "+s.name, ev)
 }
 
 // entryType returns t as a string without allocating for the types OpenClaw writes (it was
@@ -803,271 +892,12 @@ func msTime(v *fastjson.Value) int64 {
 	return 0
 }
 
-// textInfo is what the checks need of a message's text (string content or text blocks),
-// found without copying more than the first textHead bytes of it.
-type textInfo struct {
-	head   []byte // the first textHead bytes of the concatenated text
-	over   bool   // the text goes on after head
-	tailWS bool   // and what follows head is only whitespace
-	blank  bool   // only whitespace
-	retry  bool   // exactly RetryText once trimmed
-	images int
-}
-
-const textHead = 4 << 10
-
-// previewN is preview(text, n) of the head, appended to dst (no string is built).
-func (t *textInfo) previewN(dst []byte, n int) []byte {
-	b := bytes.TrimSpace(t.head)
-	if len(b) <= n && !(t.over && !t.tailWS) {
-		return append(dst, b...)
-	}
-	if len(b) <= n {
-		return append(append(dst, b...), "…"...)
-	}
-	cut := n
-	for cut > 0 && b[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
-		cut--
-	}
-	return append(append(dst, b[:cut]...), "…"...)
-}
-
-// texts reads the text of content into s.scratch (its first textHead bytes).
-func (s *scan) texts(c *fastjson.Value) textInfo {
-	t := textInfo{blank: true, tailWS: true}
-	s.scratch = s.scratch[:0]
-	piece := func(b []byte) {
-		if t.blank && len(bytes.TrimSpace(b)) > 0 {
-			t.blank = false
-		}
-		room := textHead - len(s.scratch)
-		if len(b) <= room {
-			s.scratch = append(s.scratch, b...)
-			return
-		}
-		s.scratch = append(s.scratch, b[:room]...)
-		t.over = true
-		if t.tailWS && len(bytes.TrimSpace(b[room:])) > 0 {
-			t.tailWS = false
-		}
-	}
-	if c != nil {
-		switch c.Type() {
-		case fastjson.TypeString:
-			piece(c.GetStringBytes())
-		case fastjson.TypeArray:
-			for _, b := range c.GetArray() {
-				switch string(b.GetStringBytes("type")) {
-				case "text", "input_text":
-					piece(b.GetStringBytes("text"))
-				case "image", "image_url", "input_image":
-					t.images++
-				}
-			}
-		}
-	}
-	t.head = s.scratch
-	t.retry = (!t.over || t.tailWS) && string(bytes.TrimSpace(t.head)) == RetryText
-	return t
-}
-
-// messageID finds the message id a message-tool result reports ("messageId": "…",
-// message_id=…), looking only where the word "message" occurs: a long result is not scanned
-// with a regexp (that was 61% of the audit's time on long message-tool results).
-func messageID(c *fastjson.Value) []byte {
-	var out []byte
-	each := func(b []byte) bool {
-		for i := 0; ; {
-			j := bytes.Index(b[i:], []byte("message"))
-			if j < 0 {
-				return false
-			}
-			k := i + j + len("message")
-			i = k
-			if k < len(b) && b[k] == '_' {
-				k++
-			}
-			if k+1 >= len(b) || (b[k] != 'i' && b[k] != 'I') || b[k+1] != 'd' {
-				continue
-			}
-			k += 2
-			if k < len(b) && b[k] == '"' {
-				k++
-			}
-			for k < len(b) && isSpace(b[k]) {
-				k++
-			}
-			if k >= len(b) || (b[k] != ':' && b[k] != '=') {
-				continue
-			}
-			k++
-			for k < len(b) && isSpace(b[k]) {
-				k++
-			}
-			if k < len(b) && b[k] == '"' {
-				k++
-			}
-			e := k
-			for e < len(b) && idByte(b[e]) {
-				e++
-			}
-			if e > k {
-				out = b[k:e]
-				return true
-			}
-		}
-	}
-	if c == nil {
-		return nil
-	}
-	switch c.Type() {
-	case fastjson.TypeString:
-		each(c.GetStringBytes())
-	case fastjson.TypeArray:
-		for _, b := range c.GetArray() {
-			if t := string(b.GetStringBytes("type")); (t == "text" || t == "input_text") && each(b.GetStringBytes("text")) {
-				break
-			}
-		}
-	}
-	return out
-}
-
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 func idByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ':' || c == '-'
-}
-
-const maxImageBytes = 5 << 20 // decoded bytes; Anthropic's per-image limit
-
-// imageMime reports whether the first of mimeType, mediaType and media_type that names an image
-// type exists, as OpenClaw's repair picks the block's mime.
-func imageMime(b *fastjson.Value) bool {
-	for _, k := range [...]string{"mimeType", "mediaType", "media_type"} {
-		if v := b.Get(k); v != nil && v.Type() == fastjson.TypeString && session.ImageMime(string(v.GetStringBytes())) {
-			return true
-		}
-	}
-	return false
-}
-
-// idb is the entry's id: it becomes a string only for a finding (one allocation an entry was
-// a tenth of the audit's garbage).
-func (s *scan) images(c *fastjson.Value, line int64, idb []byte) {
-	if c == nil || c.Type() != fastjson.TypeArray {
-		return
-	}
-	for i, b := range c.GetArray() {
-		if str(b, "type") != "image" {
-			continue
-		}
-		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes()) {
-			id := string(idb)
-			s.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
-				s.repairHint(""), map[string]any{"block": i})
-		}
-		data := b.GetStringBytes("data")
-		if data == nil {
-			data = b.GetStringBytes("source", "data")
-		}
-		decoded := len(data) / 4 * 3
-		if decoded > maxImageBytes {
-			id := string(idb)
-			s.add("image.oversized", line, id, fmt.Sprintf("entry %s holds an inline %s image of about %.1f MB (block %d); providers reject images over 5 MB and the whole request fails",
-				id, str(b, "mimeType"), float64(decoded)/1e6, i), replayHint(s.name),
-				map[string]any{"decodedBytes": decoded, "block": i, "mimeType": str(b, "mimeType")})
-		}
-	}
-}
-
-// entry indexes one non-header entry and runs the per-entry checks.
-func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
-	s.entries++
-	n := node{parentIdx: -1}
-	d := detail{line: line}
-	var r rare
-	idb := v.GetStringBytes("id")
-	n.key = s.key(idb)
-	if n.key>>63 == 0 && n.key != 0 {
-		r.id = s.cold.put(idb) // not packed: keep the string for messages and the duplicate check
-	}
-	var pkey uint64
-	var pb []byte
-	if p := v.Get("parentId"); p != nil && p.Type() == fastjson.TypeString {
-		if pb = p.GetStringBytes(); len(pb) > 0 {
-			pkey = s.key(pb)
-			n.flags |= fHasParent
-		}
-	}
-	if string(v.GetStringBytes("appendMode")) == "side" {
-		n.flags |= fSide
-	}
-	switch typ {
-	case "message":
-		n.kind = kindMessage
-		s.message(v, &n, &d, &r, idb, line)
-	case "custom_message":
-		n.kind, n.role = kindCustomMessage, roleOther
-	case "branch_summary":
-		if len(v.GetStringBytes("summary")) > 0 {
-			n.kind, n.role = kindBranchSummary, roleOther
-		}
-	case "compaction":
-		n.kind = kindCompaction
-		fk := v.GetStringBytes("firstKeptEntryId")
-		d.extra, d.extraKey = s.cold.put(fk), s.key(fk)
-	case "custom":
-		if string(v.GetStringBytes("customType")) == "model-snapshot" {
-			n.kind = kindSnapshot
-			d.model = s.intern([]byte(modelName(str(v, "data", "provider"), str(v, "data", "modelId"))))
-			d.ts = msTime(v.Get("data", "timestamp"))
-		}
-	case "leaf":
-		n.kind = kindLeaf
-		t := v.GetStringBytes("targetId")
-		d.extra, d.extraKey = s.cold.put(t), s.key(t)
-	}
-	if d.ts == 0 {
-		if ts, ok := parseISO(v.GetStringBytes("timestamp")); ok {
-			d.ts = ts
-		}
-	}
-	if r != (rare{}) {
-		d.rare = int32(s.rares.add(r) + 1)
-	}
-	i := s.nodes.add(n)
-	s.details.add(d)
-	if n.key == 0 {
-		return // a file without ids (pi v1, or a foreign format) has no tree to check
-	}
-	switch {
-	case pkey == 0:
-		if s.roots < len(s.rootIdx) {
-			s.rootIdx[s.roots] = i
-		}
-		s.roots++
-	case i > 0 && s.keyOf(i-1) == pkey: // appends chain each entry to the one before it
-		s.nd(i).parentIdx = i - 1
-	default:
-		if p, ok := s.lookup(pkey); ok {
-			s.nd(i).parentIdx = p
-		} else {
-			s.pending.add(pendingParent{node: i, key: pkey, parent: s.cold.put(pb)})
-		}
-	}
-	if len(idb) > maxCold {
-		// the cold copy of this id is cut: index it now, while its whole text is at hand
-		s.flushIDs()
-		s.indexID(n.key, s.ids.hash(n.key), i, line, idb)
-		return
-	}
-	s.idq[s.nidq] = queuedID{key: n.key, node: i, line: line}
-	if s.nidq++; s.nidq >= idQueueLen {
-		s.flushIDs()
-	}
 }
 
 // idQueueLen is how many ids wait in scan.idq before they go into the index together (at most
@@ -1150,130 +980,6 @@ func modelName(provider, model string) string {
 		return ""
 	}
 	return provider + "/" + model
-}
-
-func (s *scan) message(v *fastjson.Value, n *node, d *detail, r *rare, idb []byte, line int64) {
-	m := v.Get("message")
-	var role []byte
-	if m != nil && m.Type() == fastjson.TypeObject {
-		role = m.GetStringBytes("role")
-	}
-	if len(role) == 0 {
-		n.role = roleOther
-		id := string(idb)
-		s.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn", id, line), s.repairHint(""), nil)
-		return
-	}
-	if t := msTime(m.Get("timestamp")); t > 0 {
-		d.ts = t
-	}
-	content := m.Get("content")
-	switch string(role) {
-	case "user":
-		n.role = roleUser
-		t := s.texts(content)
-		if t.retry {
-			n.flags |= fRetryText
-		}
-		s.buf2 = t.previewN(s.buf2[:0], 240)
-		d.extra = s.cold.put(s.buf2)
-		if t.blank && t.images == 0 && !hasNonTextBlocks(content) {
-			id := string(idb)
-			s.add("message.blank-user", line, id, fmt.Sprintf("user turn %s at line %d has no text; providers reject an empty user message, so every later request of this session fails", id, line), s.repairHint(""), nil)
-		}
-	case "assistant":
-		n.role = roleAssistant
-		stop := m.GetStringBytes("stopReason")
-		if string(stop) == "error" || string(stop) == "aborted" {
-			n.flags |= fError
-		}
-		provider, model := m.GetStringBytes("provider"), m.GetStringBytes("model")
-		s.scratch = append(append(append(s.scratch[:0], provider...), '/'), model...)
-		if len(provider) == 0 && len(model) == 0 {
-			s.scratch = s.scratch[:0]
-		}
-		d.model = s.intern(s.scratch)
-		if (string(provider) == "openclaw" && (string(model) == "delivery-mirror" || string(model) == "gateway-injected")) ||
-			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
-			n.flags |= fMirror
-			t := s.texts(content)
-			s.buf2 = t.previewN(s.buf2[:0], 200)
-			d.extra = s.cold.put(s.buf2)
-		}
-		arr := content.GetArray()
-		if len(arr) > 0 {
-			n.flags |= fHasContent
-		}
-		if string(stop) == "error" {
-			msg := str(m, "errorMessage")
-			d.extra = s.cold.putString(preview(msg, 300))
-			if len(arr) == 0 {
-				id := string(idb)
-				s.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay",
-					id, line, preview(msg, 120)), s.repairHint(""), map[string]any{"errorMessage": preview(msg, 300), "model": s.name16(d.model)})
-			}
-		}
-		d.extraKey = uint64(s.calls.len()) // callStart
-		for _, b := range arr {
-			if !isToolCall(b.GetStringBytes("type")) {
-				continue
-			}
-			var c call
-			var cid []byte
-			for _, k := range []string{"id", "call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
-				if cid = bytesTrim(b.GetStringBytes(k)); len(cid) > 0 {
-					break
-				}
-			}
-			c.key, c.id = s.key(cid), s.cold.put(cid)
-			nameB := b.GetStringBytes("name")
-			c.name = s.intern(nameB)
-			args := b.Get("arguments")
-			if args == nil || args.Type() == fastjson.TypeNull {
-				args = b.Get("input")
-			}
-			name := bytesTrim(nameB)
-			switch {
-			case args == nil || args.Type() == fastjson.TypeNull:
-				c.invalid = 1
-			case len(cid) == 0:
-				c.invalid = 2
-			case len(name) == 0:
-				c.invalid = 3
-			case len(name) > 64:
-				c.invalid = 4
-			case !validToolName(name):
-				c.invalid = 5
-			}
-			if string(name) == "message" && args != nil && sendAction(args.GetStringBytes("action")) {
-				c.send = true
-				c.text = s.cold.putString(preview(str(args, "message"), 120))
-			}
-			s.calls.add(c)
-			d.callN++
-		}
-	case "toolResult", "tool":
-		n.role = roleToolResult
-		for _, k := range []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
-			if rid := bytesTrim(m.GetStringBytes(k)); len(rid) > 0 {
-				d.extra, d.extraKey = s.cold.put(rid), s.key(rid)
-				break
-			}
-		}
-		if m.GetBool("isError") {
-			n.flags |= fResultErr
-		}
-		tool := m.GetStringBytes("toolName")
-		d.model = s.intern(tool)
-		if string(tool) == "message" {
-			if mid := messageID(content); mid != nil {
-				r.extra2 = s.cold.put(mid)
-			}
-		}
-	default:
-		n.role = roleOther
-	}
-	s.images(content, line, idb)
 }
 
 func bytesTrim(b []byte) []byte {

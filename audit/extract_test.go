@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// scanBoth audits in twice, as a small file (lines extracted on the scan's goroutine) and as a
+// big one (extracting workers), with batches of about batch bytes so a small input still makes
+// many, and returns both results.
+func scanBoth(t testing.TB, in []byte, batch int64) (serial, parallel scanResult) {
+	t.Helper()
+	defer func(p int64, procs int) { parallelMin = p; runtime.GOMAXPROCS(procs) }(parallelMin, runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))) // the workers need two
+	one := func(min int64) scanResult {
+		parallelMin = min
+		s := newScan(context.Background(), "in.jsonl", Options{MaxLine: 4096})
+		s.sizeHint = 2 * batch // readBatches makes batches of half the size hint
+		fs, n, err := s.run(bytes.NewReader(in))
+		return scanResult{fs, n, err}
+	}
+	return one(1 << 62), one(0)
+}
+
+type scanResult struct {
+	Findings []Finding
+	Entries  int64
+	Err      error
+}
+
+func (r scanResult) diff(o scanResult) string {
+	if (r.Err == nil) != (o.Err == nil) || r.Err != nil && r.Err.Error() != o.Err.Error() {
+		return "errors differ: " + errString(r.Err) + " / " + errString(o.Err)
+	}
+	return cmp.Diff(r.Findings, o.Findings) + cmp.Diff(r.Entries, o.Entries)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// TestParallelScanMatchesSerial: extracting lines on worker goroutines (a big transcript) gives
+// the findings, in the same order, and the entry count that the serial scan gives, on every
+// fixture transcript, the corpus, a transcript that spills, and all of them in one stream.
+func TestParallelScanMatchesSerial(t *testing.T) {
+	inputs, _ := filepath.Glob("../fixtures/*.jsonl")
+	// the corpus, where it sits beside the repository (its plain transcripts)
+	_ = filepath.WalkDir("../../shared/corpus", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			inputs = append(inputs, p)
+		}
+		return nil
+	})
+	if len(inputs) < 30 {
+		t.Fatalf("only %d inputs found", len(inputs))
+	}
+	var all bytes.Buffer
+	check := func(name string, in []byte, batch int64) {
+		t.Helper()
+		serial, parallel := scanBoth(t, in, batch)
+		if d := serial.diff(parallel); d != "" {
+			t.Errorf("%s: parallel scan differs (-serial +parallel):\n%s", name, d)
+		}
+		if serial.Entries == 0 && len(in) > 1000 && !strings.Contains(name, "trajectory") {
+			t.Logf("%s: no entries", name)
+		}
+	}
+	findings := 0
+	for _, p := range inputs {
+		in, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(p, in, 4<<10)
+		if trimmed := bytes.TrimRight(in, "\n"); len(trimmed) < len(in) {
+			check(p+" without its final newline", trimmed, 4<<10)
+		}
+		all.Write(in)
+		serial, _ := scanBoth(t, in, 4<<10)
+		findings += len(serial.Findings)
+	}
+	t.Logf("%d inputs, %d findings", len(inputs), findings)
+	if findings < 100 {
+		t.Errorf("the inputs gave only %d findings: the comparison checks little", findings)
+	}
+	spill := spillInput(3000)
+	defer func(d, c, k int) { detailBudget, callBudget, coldBudget = d, c, k }(detailBudget, callBudget, coldBudget)
+	detailBudget, callBudget, coldBudget = 4<<10, 1<<10, 1<<10
+	check("spill", spill, 8<<10)
+	all.Write(spill)
+	check("all", all.Bytes(), 64<<10)
+}
+
+// FuzzParallelScan: on any input the parallel scan gives what the serial one gives.
+func FuzzParallelScan(f *testing.F) {
+	f.Add([]byte(`{"type":"session","version":3,"id":"s","timestamp":"2026-05-01T08:00:00.000Z"}` + "\n" +
+		`{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"x","arguments":{}}]}}` + "\n" +
+		`{"type":"message","id":"b","parentId":"a","message":{"role":"toolResult","toolCallId":"c","toolName":"message","content":"messageId: 7"}}` + "\n{bad\n"))
+	f.Add(spillInput(20))
+	f.Add([]byte("\ufeff{\"type\":\"message\",\"id\":\"x\"}\r\n{\"type\":\"session\"}\n\x00\x00\n{}{}"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		serial, parallel := scanBoth(t, in, 4<<10)
+		if d := serial.diff(parallel); d != "" {
+			t.Fatalf("parallel scan differs on %q (-serial +parallel):\n%s", in, d)
+		}
+	})
+}
