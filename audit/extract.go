@@ -112,59 +112,116 @@ func (x *extractor) line(l *jsonl.Line) rec {
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return rec{slow: true}
 	}
-	typ := entryType(v.GetStringBytes("type"))
+	var f entryFields
+	f.read(v)
+	typ := entryType(strOf(f.typ))
 	if typ == "session" {
 		return rec{slow: true}
 	}
-	return x.entry(v, typ, l.Num)
+	return x.entryOf(&f, typ, l.Num)
+}
+
+// entryFields are the top-level fields of an entry that the checks read, each the first of
+// its name as Get finds it. One pass over the object's keys reads them all: a Get per field
+// was a sixth of the audit of small entries (a missing key is looked for twice).
+type entryFields struct {
+	typ, id, parentID, appendMode, message, summary, firstKept, customType, data, targetID, timestamp *fastjson.Value
+}
+
+func (f *entryFields) read(v *fastjson.Value) {
+	o, _ := v.Object()
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		var p **fastjson.Value
+		switch string(k) {
+		case "type":
+			p = &f.typ
+		case "id":
+			p = &f.id
+		case "parentId":
+			p = &f.parentID
+		case "appendMode":
+			p = &f.appendMode
+		case "message":
+			p = &f.message
+		case "summary":
+			p = &f.summary
+		case "firstKeptEntryId":
+			p = &f.firstKept
+		case "customType":
+			p = &f.customType
+		case "data":
+			p = &f.data
+		case "targetId":
+			p = &f.targetID
+		case "timestamp":
+			p = &f.timestamp
+		default:
+			return
+		}
+		if *p == nil {
+			*p = v
+		}
+	})
+}
+
+// strOf is v's string, as GetStringBytes gives it: nil when v is missing or not a string.
+func strOf(v *fastjson.Value) []byte {
+	if v == nil || v.Type() != fastjson.TypeString {
+		return nil
+	}
+	return v.GetStringBytes()
 }
 
 // entry reads one non-header entry.
 func (x *extractor) entry(v *fastjson.Value, typ string, line int64) rec {
+	var f entryFields
+	f.read(v)
+	return x.entryOf(&f, typ, line)
+}
+
+func (x *extractor) entryOf(f *entryFields, typ string, line int64) rec {
 	r := rec{typ: typ, n: node{parentIdx: -1}, d: detail{line: line}}
 	r.calls[0], r.calls[1] = int32(len(x.o.calls)), int32(len(x.o.calls))
 	r.finds[0] = int32(len(x.o.finds))
-	idb := v.GetStringBytes("id")
+	idb := strOf(f.id)
 	r.n.key = x.key(idb)
 	r.id = x.o.put(idb)
 	r.rareID = r.n.key>>63 == 0 && r.n.key != 0 // not packed: keep the string for messages and the duplicate check
-	if p := v.Get("parentId"); p != nil && p.Type() == fastjson.TypeString {
-		if pb := p.GetStringBytes(); len(pb) > 0 {
-			r.pkey = x.key(pb)
-			r.parent = x.o.put(pb)
-			r.n.flags |= fHasParent
-		}
+	if pb := strOf(f.parentID); len(pb) > 0 {
+		r.pkey = x.key(pb)
+		r.parent = x.o.put(pb)
+		r.n.flags |= fHasParent
 	}
-	if string(v.GetStringBytes("appendMode")) == "side" {
+	if string(strOf(f.appendMode)) == "side" {
 		r.n.flags |= fSide
 	}
 	switch typ {
 	case "message":
 		r.n.kind = kindMessage
-		x.message(v, &r, idb, line)
+		x.message(f.message, &r, idb, line)
 	case "custom_message":
 		r.n.kind, r.n.role = kindCustomMessage, roleOther
 	case "branch_summary":
-		if len(v.GetStringBytes("summary")) > 0 {
+		if len(strOf(f.summary)) > 0 {
 			r.n.kind, r.n.role = kindBranchSummary, roleOther
 		}
 	case "compaction":
 		r.n.kind = kindCompaction
-		fk := v.GetStringBytes("firstKeptEntryId")
+		fk := strOf(f.firstKept)
 		r.extra, r.d.extraKey = x.o.put(fk), x.key(fk)
 	case "custom":
-		if string(v.GetStringBytes("customType")) == "model-snapshot" {
+		if string(strOf(f.customType)) == "model-snapshot" {
 			r.n.kind = kindSnapshot
-			r.model = x.o.put([]byte(modelName(str(v, "data", "provider"), str(v, "data", "modelId"))))
-			r.d.ts = msTime(v.Get("data", "timestamp"))
+			r.model = x.o.put([]byte(modelName(str(f.data, "provider"), str(f.data, "modelId"))))
+			r.d.ts = msTime(f.data.Get("timestamp"))
 		}
 	case "leaf":
 		r.n.kind = kindLeaf
-		t := v.GetStringBytes("targetId")
+		t := strOf(f.targetID)
 		r.extra, r.d.extraKey = x.o.put(t), x.key(t)
 	}
 	if r.d.ts == 0 {
-		if ts, ok := parseISO(v.GetStringBytes("timestamp")); ok {
+		if ts, ok := parseISO(strOf(f.timestamp)); ok {
 			r.d.ts = ts
 		}
 	}
@@ -173,11 +230,69 @@ func (x *extractor) entry(v *fastjson.Value, typ string, line int64) rec {
 	return r
 }
 
-func (x *extractor) message(v *fastjson.Value, r *rec, idb []byte, line int64) {
-	m := v.Get("message")
+// messageFields are the fields of a message the checks read, as entryFields.
+type messageFields struct {
+	role, timestamp, content, stopReason, provider, model, deliveryMirror, toolMirror, errorMessage, isError, toolName *fastjson.Value
+	resultIDs [6]*fastjson.Value // resultIDKeys, in that order
+}
+
+// resultIDKeys are where a tool result names its call, in the order they are read.
+var resultIDKeys = [6]string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
+
+func (f *messageFields) read(m *fastjson.Value) {
+	o, _ := m.Object()
+	o.Visit(func(k []byte, v *fastjson.Value) {
+		var p **fastjson.Value
+		switch string(k) {
+		case "role":
+			p = &f.role
+		case "timestamp":
+			p = &f.timestamp
+		case "content":
+			p = &f.content
+		case "stopReason":
+			p = &f.stopReason
+		case "provider":
+			p = &f.provider
+		case "model":
+			p = &f.model
+		case "openclawDeliveryMirror":
+			p = &f.deliveryMirror
+		case "openclawMessageToolMirror":
+			p = &f.toolMirror
+		case "errorMessage":
+			p = &f.errorMessage
+		case "isError":
+			p = &f.isError
+		case "toolName":
+			p = &f.toolName
+		case resultIDKeys[0]:
+			p = &f.resultIDs[0]
+		case resultIDKeys[1]:
+			p = &f.resultIDs[1]
+		case resultIDKeys[2]:
+			p = &f.resultIDs[2]
+		case resultIDKeys[3]:
+			p = &f.resultIDs[3]
+		case resultIDKeys[4]:
+			p = &f.resultIDs[4]
+		case resultIDKeys[5]:
+			p = &f.resultIDs[5]
+		default:
+			return
+		}
+		if *p == nil {
+			*p = v
+		}
+	})
+}
+
+func (x *extractor) message(m *fastjson.Value, r *rec, idb []byte, line int64) {
+	var f messageFields
 	var role []byte
 	if m != nil && m.Type() == fastjson.TypeObject {
-		role = m.GetStringBytes("role")
+		f.read(m)
+		role = strOf(f.role)
 	}
 	if len(role) == 0 {
 		r.n.role = roleOther
@@ -185,10 +300,10 @@ func (x *extractor) message(v *fastjson.Value, r *rec, idb []byte, line int64) {
 		x.add("message.null-role", line, id, fmt.Sprintf("message entry %s at line %d has no role (null or missing); OpenClaw's replay cannot classify it and may crash or drop the turn", id, line), hintRepair, nil)
 		return
 	}
-	if t := msTime(m.Get("timestamp")); t > 0 {
+	if t := msTime(f.timestamp); t > 0 {
 		r.d.ts = t
 	}
-	content := m.Get("content")
+	content := f.content
 	switch string(role) {
 	case "user":
 		r.n.role = roleUser
@@ -203,18 +318,18 @@ func (x *extractor) message(v *fastjson.Value, r *rec, idb []byte, line int64) {
 		}
 	case "assistant":
 		r.n.role = roleAssistant
-		stop := m.GetStringBytes("stopReason")
+		stop := strOf(f.stopReason)
 		if string(stop) == "error" || string(stop) == "aborted" {
 			r.n.flags |= fError
 		}
-		provider, model := m.GetStringBytes("provider"), m.GetStringBytes("model")
+		provider, model := strOf(f.provider), strOf(f.model)
 		if len(provider) > 0 || len(model) > 0 {
 			off := len(x.o.arena)
 			x.o.arena = append(append(append(x.o.arena, provider...), '/'), model...)
 			r.model = span{int32(off), int32(len(x.o.arena) - off)}
 		}
 		if (string(provider) == "openclaw" && (string(model) == "delivery-mirror" || string(model) == "gateway-injected")) ||
-			m.Exists("openclawDeliveryMirror") || m.Exists("openclawMessageToolMirror") {
+			f.deliveryMirror != nil || f.toolMirror != nil {
 			r.n.flags |= fMirror
 			t := x.texts(content)
 			r.extra = x.preview(&t, 200)
@@ -224,7 +339,7 @@ func (x *extractor) message(v *fastjson.Value, r *rec, idb []byte, line int64) {
 			r.n.flags |= fHasContent
 		}
 		if string(stop) == "error" {
-			msg := str(m, "errorMessage")
+			msg := string(strOf(f.errorMessage))
 			r.extra = x.o.put([]byte(preview(msg, 300)))
 			if len(arr) == 0 {
 				id := string(idb)
@@ -272,16 +387,16 @@ func (x *extractor) message(v *fastjson.Value, r *rec, idb []byte, line int64) {
 		}
 	case "toolResult", "tool":
 		r.n.role = roleToolResult
-		for _, k := range []string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"} {
-			if rid := bytesTrim(m.GetStringBytes(k)); len(rid) > 0 {
+		for _, v := range f.resultIDs {
+			if rid := bytesTrim(strOf(v)); len(rid) > 0 {
 				r.extra, r.d.extraKey = x.o.put(rid), x.key(rid)
 				break
 			}
 		}
-		if m.GetBool("isError") {
+		if f.isError != nil && f.isError.Type() == fastjson.TypeTrue {
 			r.n.flags |= fResultErr
 		}
-		tool := m.GetStringBytes("toolName")
+		tool := strOf(f.toolName)
 		r.model = x.o.put(tool)
 		if string(tool) == "message" {
 			if mid := messageID(content); mid != nil {
