@@ -233,7 +233,7 @@ func (x *extractor) entryOf(f *entryFields, typ string, line int64) rec {
 // messageFields are the fields of a message the checks read, as entryFields.
 type messageFields struct {
 	role, timestamp, content, stopReason, provider, model, deliveryMirror, toolMirror, errorMessage, isError, toolName *fastjson.Value
-	resultIDs [6]*fastjson.Value // resultIDKeys, in that order
+	resultIDs                                                                                                          [6]*fastjson.Value // resultIDKeys, in that order
 }
 
 // resultIDKeys are where a tool result names its call, in the order they are read.
