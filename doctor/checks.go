@@ -271,7 +271,7 @@ func checkRows(_ context.Context, st *state) ([]Problem, error) {
 				continue
 			}
 			key := e.Key
-			t := r.Transcript(e.Entry)
+			t := e.transcript
 			sf := e.SessionFile()
 			// sessionFile in another OS's or a relative form.
 			if sf != "" && (reWindowsPath(sf) || !filepath.IsAbs(sf)) && t.Path != "" && !t.Outside && a.has(t.Path) {
@@ -494,11 +494,10 @@ func checkOversized(_ context.Context, st *state) ([]Problem, error) {
 func checkMissing(_ context.Context, st *state) ([]Problem, error) {
 	var out []Problem
 	for _, a := range st.fileEra(true) {
-		r := a.resolver
 		var missing []string
 		for _, e := range a.storeEntries() {
 			found := false
-			for _, c := range r.Candidates(e.Entry) {
+			for _, c := range e.candidates {
 				if a.has(c) {
 					found = true
 					break
@@ -532,9 +531,9 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 			views = a.storeEntries()
 		}
 		r := a.resolver
-		refs := r.References(entries(views))
+		refs := r.ReferencesOf(entries(views), func(i int) store.Transcript { return views[i].transcript })
 		for _, e := range views { // an entry's own <sessionId>.jsonl is never an orphan
-			for _, c := range r.Candidates(e.Entry) {
+			for _, c := range e.candidates {
 				refs[filepath.Base(c)] = append(refs[filepath.Base(c)], e.Key)
 			}
 		}

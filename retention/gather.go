@@ -369,6 +369,9 @@ func jsString(v json.RawMessage) (string, bool) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
+	if s, ok := store.PlainString(v); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
 		return "", false

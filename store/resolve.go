@@ -225,8 +225,10 @@ func isWithin(root, p string) bool {
 // Candidates lists the files that may hold e's transcript, in OpenClaw's archiving order
 // (store.md §1.3), restricted to files directly inside the sessions dir: the resolved path
 // unless stale, <sessionId>.jsonl, then the stale path.
-func (r Resolver) Candidates(e Entry) []string {
-	t := r.Transcript(e)
+func (r Resolver) Candidates(e Entry) []string { return r.CandidatesOf(e, r.Transcript(e)) }
+
+// CandidatesOf is Candidates with e's transcript t (r.Transcript(e)) already resolved.
+func (r Resolver) CandidatesOf(e Entry, t Transcript) []string {
 	var out []string
 	add := func(p string) {
 		if p == "" || filepath.Dir(p) != r.SessionsDir {
@@ -263,6 +265,12 @@ func TrajectoryFiles(transcript string) (runtime, pointer string) {
 // to the keys that reference it: resolved transcripts, their trajectory sidecars and the
 // pre/post-compaction checkpoint files (the "referenced" set of OpenClaw's artifact sweep).
 func (r Resolver) References(entries []Entry) map[string][]string {
+	return r.ReferencesOf(entries, func(i int) Transcript { return r.Transcript(entries[i]) })
+}
+
+// ReferencesOf is References with each entry's transcript given by transcript(i) (the
+// caller's resolved r.Transcript(entries[i])).
+func (r Resolver) ReferencesOf(entries []Entry, transcript func(i int) Transcript) map[string][]string {
 	refs := map[string][]string{}
 	add := func(p, key string) {
 		if p == "" || filepath.Dir(p) != r.SessionsDir {
@@ -275,8 +283,8 @@ func (r Resolver) References(entries []Entry) map[string][]string {
 		}
 		refs[name] = append(ks, key)
 	}
-	for _, e := range entries {
-		t := r.Transcript(e)
+	for i, e := range entries {
+		t := transcript(i)
 		add(t.Path, e.Key)
 		if t.Path != "" {
 			rt, ptr := TrajectoryFiles(t.Path)
