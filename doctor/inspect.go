@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/config"
@@ -88,13 +90,27 @@ func (a *agentState) storeEntries() []rowView {
 	if a.entriesCache == nil {
 		es := a.store.RawEntries()
 		a.entriesCache = make([]rowView, len(es))
-		var buf []byte
-		for i, e := range es {
-			v := &a.entriesCache[i]
-			*v, buf = view(e.Key, e.Raw, buf)
-			v.transcript = a.resolver.Transcript(v.Entry)
-			v.candidates = a.resolver.CandidatesOf(v.Entry, v.transcript)
+		// one part per core: the views are independent, and doctor waits for them after the
+		// audit (a quarter of a second for 20,000 rows on one core)
+		parts := 1
+		if len(es) >= 4096 {
+			parts = runtime.GOMAXPROCS(0)
 		}
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var buf []byte
+				for i := p * len(es) / parts; i < (p+1)*len(es)/parts; i++ {
+					v := &a.entriesCache[i]
+					*v, buf = view(es[i].Key, es[i].Raw, buf)
+					v.transcript = a.resolver.Transcript(v.Entry)
+					v.candidates = a.resolver.CandidatesOf(v.Entry, v.transcript)
+				}
+			}()
+		}
+		wg.Wait()
 	}
 	return a.entriesCache
 }
