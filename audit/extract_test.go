@@ -3,11 +3,13 @@ package audit
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -114,4 +116,51 @@ func FuzzParallelScan(f *testing.F) {
 			t.Fatalf("parallel scan differs on %q (-serial +parallel):\n%s", in, d)
 		}
 	})
+}
+
+// failingReader gives the first n bytes of b, then err.
+type failingReader struct {
+	b   []byte
+	n   int
+	err error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, r.err
+	}
+	k := copy(p, r.b[:min(r.n, len(r.b))])
+	r.b, r.n = r.b[k:], r.n-k
+	return k, nil
+}
+
+// TestParallelScanEndsOnErrors: a read error in the middle of a big stream, and a cancelled
+// context, end the parallel scan with the error and leave no goroutine behind (the reader and
+// the extracting workers stop).
+func TestParallelScanEndsOnErrors(t *testing.T) {
+	defer func(p int64, procs int) { parallelMin = p; runtime.GOMAXPROCS(procs) }(parallelMin, runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
+	parallelMin = 0
+	in := spillInput(4000)
+	before := runtime.NumGoroutine()
+	s := newScan(context.Background(), "in.jsonl", Options{})
+	s.sizeHint = 16 << 10
+	_, _, err := s.run(&failingReader{b: in, n: len(in) / 2, err: errors.New("disk on fire")})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "in.jsonl:") {
+		t.Fatalf("read error: got %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s = newScan(ctx, "in.jsonl", Options{})
+	s.sizeHint = 16 << 10
+	if _, _, err := s.run(bytes.NewReader(in)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: got %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines left after the scans, %d before", n, before)
+	}
 }
