@@ -25,10 +25,16 @@ func scanBoth(t testing.TB, in []byte, batch int64) (serial, parallel scanResult
 		parallelMin = min
 		s := newScan(context.Background(), "in.jsonl", Options{MaxLine: 4096})
 		s.sizeHint = 2 * batch // readBatches makes batches of half the size hint
+		s.parallel = true
 		fs, n, err := s.run(bytes.NewReader(in))
 		return scanResult{fs, n, err}
 	}
-	return one(1 << 62), one(0)
+	n := parallelScans.Load()
+	serial, parallel = one(1<<62), one(0)
+	if parallelScans.Load() != n+1 {
+		t.Fatalf("the scan meant to be parallel ran serially")
+	}
+	return serial, parallel
 }
 
 type scanResult struct {
@@ -144,7 +150,7 @@ func TestParallelScanEndsOnErrors(t *testing.T) {
 	in := spillInput(4000)
 	before := runtime.NumGoroutine()
 	s := newScan(context.Background(), "in.jsonl", Options{})
-	s.sizeHint = 16 << 10
+	s.sizeHint, s.parallel = 16<<10, true
 	_, _, err := s.run(&failingReader{b: in, n: len(in) / 2, err: errors.New("disk on fire")})
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "in.jsonl:") {
 		t.Fatalf("read error: got %v", err)
@@ -152,7 +158,7 @@ func TestParallelScanEndsOnErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s = newScan(ctx, "in.jsonl", Options{})
-	s.sizeHint = 16 << 10
+	s.sizeHint, s.parallel = 16<<10, true
 	if _, _, err := s.run(bytes.NewReader(in)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: got %v", err)
 	}

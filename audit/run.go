@@ -241,8 +241,10 @@ type fileResult struct {
 }
 
 // checkFiles audits paths with one worker per core and returns the results in path order.
-// A big transcript's own scan is a two-stage pipeline (read | parse and index); many small
-// ones keep every core busy this way instead.
+// Alone, a big transcript's scan extracts its lines on every core (see scan.read); among
+// others, files keep every core busy one per worker, and a big one among them is scanned as
+// small ones are (its extracting workers would only compete with the other files for the
+// cores, and hold their batches in memory beside them).
 func checkFiles(ctx context.Context, paths []string, opts Options, deliveries map[string]int64, c progress.Counter) []fileResult {
 	out := make([]fileResult, len(paths))
 	next := make(chan int)
@@ -252,7 +254,7 @@ func checkFiles(ctx context.Context, paths []string, opts Options, deliveries ma
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fs, n, err := checkFile(ctx, paths[i], opts, deliveries, c)
+				fs, n, err := checkFile(ctx, paths[i], opts, deliveries, c, len(paths) == 1)
 				out[i] = fileResult{path: paths[i], findings: fs, entries: n, err: err}
 			}
 		}()
@@ -270,7 +272,7 @@ func checkFiles(ctx context.Context, paths []string, opts Options, deliveries ma
 
 // checkFile opens one transcript (plain, gzip or zstd by magic bytes; jsonl.Open sizes its
 // buffers from the file, since a state dir holds thousands of small sessions) and audits it.
-func checkFile(ctx context.Context, path string, opts Options, deliveries map[string]int64, c progress.Counter) ([]Finding, int64, error) {
+func checkFile(ctx context.Context, path string, opts Options, deliveries map[string]int64, c progress.Counter, alone bool) ([]Finding, int64, error) {
 	open := func() (*jsonl.File, error) { return jsonl.Open(path, c.Add) }
 	if path == jsonl.Stdin && opts.Stdin != nil {
 		open = func() (*jsonl.File, error) { return jsonl.OpenStream(opts.Stdin, jsonl.Stdin) }
@@ -285,6 +287,7 @@ func checkFile(ctx context.Context, path string, opts Options, deliveries map[st
 	if f.Compression != jsonl.Plain {
 		s.sizeHint *= 8
 	}
+	s.parallel = alone
 	if len(deliveries) > 0 {
 		s.deliveries = deliveries
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -195,6 +196,7 @@ type scan struct {
 	nidq       int
 	touched    uint64
 	sizeHint   int64      // bytes expected, for buffer sizes; 0 unknown
+	parallel   bool       // the only file of its run: a big one may extract on every core
 	x          extractor  // the entries line() reads itself
 	xo         extractOut // and what it read of the last one
 }
@@ -444,6 +446,9 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 // files (a state dir's sessions) are scanned one per core instead, each with its reader.
 var parallelMin int64 = 32 << 20
 
+// parallelScans counts the scans that extracted on workers (the tests check they ran).
+var parallelScans atomic.Int64
+
 // extractBatches checks, parses and reads the lines of the batches from work (a worker of a
 // big stream's scan).
 func extractBatches(seed maphash.Seed, work <-chan *batch) {
@@ -466,8 +471,9 @@ func (s *scan) read(r io.Reader) error {
 	done := make(chan struct{})
 	defer close(done)
 	var work chan *batch
-	if workers := runtime.GOMAXPROCS(0); s.sizeHint >= parallelMin && workers > 1 {
+	if workers := runtime.GOMAXPROCS(0); s.parallel && s.sizeHint >= parallelMin && workers > 1 {
 		work = make(chan *batch, 2)
+		parallelScans.Add(1)
 		for range workers {
 			go extractBatches(s.seed, work)
 		}
