@@ -288,7 +288,7 @@ func Make(in *Input, opt Options) *Plan {
 		mode = "enforce"
 	}
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
-		index: make(map[string]int, len(in.Entries)), reason: map[string]string{}, action: map[string]string{},
+		index: make(map[string]int, len(in.Entries)), reason: make(map[string]string, len(in.Entries)), action: make(map[string]string, len(in.Entries)),
 		fileSet: map[string]bool{}, sizes: make(map[string]int64, len(in.Files)+len(in.Blobs)),
 		class: make(map[*Entry]string, len(in.Entries)), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
 	work := slices.Clone(in.Entries) // the working copies, in one allocation
@@ -352,7 +352,7 @@ func Make(in *Input, opt Options) *Plan {
 			}
 		}
 	}
-	staleOrCapped := map[string]bool{}
+	staleOrCapped := make(map[string]bool, len(in.Entries)) // sized: a prune of most of 100,000 entries grew it six times
 	if enforce {
 		// 3. model-run probes (optional; forced gate: count > maxEntries)
 		if n := s.count(); opt.ModelRuns && n > st.MaxEntries {
@@ -431,7 +431,7 @@ func Make(in *Input, opt Options) *Plan {
 
 	// Artifacts of entries removed by prune/cap/dm-scope are left to the archive step and
 	// excluded from the sweep (entryCleanupArtifactPaths).
-	entryArtifacts := map[string]bool{}
+	entryArtifacts := make(map[string]bool, len(in.Entries))
 	for i, e := range before {
 		if staleOrCapped[e.Key] || s.action[e.Key] == ActRetireDMScope {
 			for _, a := range s.artifacts(i, e) {
