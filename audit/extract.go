@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"hash/maphash"
 
-	"github.com/valyala/fastjson"
-
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/session"
 )
@@ -88,8 +86,8 @@ func (o *extractOut) bytes(sp span) []byte {
 // extractor reads entries; each goroutine that extracts has its own.
 type extractor struct {
 	seed    maphash.Seed
-	p       *fastjson.Parser // from parserPool
-	o       *extractOut      // where the current line's strings, calls and findings go
+	doc     jsonl.Doc   // the line being read
+	o       *extractOut // where the current line's strings, calls and findings go
 	scratch []byte
 }
 
@@ -105,11 +103,11 @@ func (x *extractor) line(l *jsonl.Line) rec {
 	if !checkFirst(l) {
 		return rec{slow: true}
 	}
-	if err := jsonl.Check(l.Bytes); err != nil {
-		return rec{slow: true, checked: err}
+	if !x.doc.Parse(l.Bytes) {
+		return rec{slow: true, checked: jsonl.Check(l.Bytes)}
 	}
-	v, err := x.p.ParseBytes(l.Bytes)
-	if err != nil || v.Type() != fastjson.TypeObject {
+	v := x.doc.Root()
+	if v.Type() != jsonl.TypeObject {
 		return rec{slow: true}
 	}
 	var f entryFields
@@ -125,13 +123,12 @@ func (x *extractor) line(l *jsonl.Line) rec {
 // its name as Get finds it. One pass over the object's keys reads them all: a Get per field
 // was a sixth of the audit of small entries (a missing key is looked for twice).
 type entryFields struct {
-	typ, id, parentID, appendMode, message, summary, firstKept, customType, data, targetID, timestamp *fastjson.Value
+	typ, id, parentID, appendMode, message, summary, firstKept, customType, data, targetID, timestamp jsonl.Value
 }
 
-func (f *entryFields) read(v *fastjson.Value) {
-	o, _ := v.Object()
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		var p **fastjson.Value
+func (f *entryFields) read(v jsonl.Value) {
+	v.Visit(func(k []byte, v jsonl.Value) {
+		var p *jsonl.Value
 		switch string(k) {
 		case "type":
 			p = &f.typ
@@ -158,22 +155,22 @@ func (f *entryFields) read(v *fastjson.Value) {
 		default:
 			return
 		}
-		if *p == nil {
+		if !p.Exists() {
 			*p = v
 		}
 	})
 }
 
 // strOf is v's string, as GetStringBytes gives it: nil when v is missing or not a string.
-func strOf(v *fastjson.Value) []byte {
-	if v == nil || v.Type() != fastjson.TypeString {
+func strOf(v jsonl.Value) []byte {
+	if v.Type() != jsonl.TypeString {
 		return nil
 	}
 	return v.GetStringBytes()
 }
 
 // entry reads one non-header entry.
-func (x *extractor) entry(v *fastjson.Value, typ string, line int64) rec {
+func (x *extractor) entry(v jsonl.Value, typ string, line int64) rec {
 	var f entryFields
 	f.read(v)
 	return x.entryOf(&f, typ, line)
@@ -232,17 +229,16 @@ func (x *extractor) entryOf(f *entryFields, typ string, line int64) rec {
 
 // messageFields are the fields of a message the checks read, as entryFields.
 type messageFields struct {
-	role, timestamp, content, stopReason, provider, model, deliveryMirror, toolMirror, errorMessage, isError, toolName *fastjson.Value
-	resultIDs                                                                                                          [6]*fastjson.Value // resultIDKeys, in that order
+	role, timestamp, content, stopReason, provider, model, deliveryMirror, toolMirror, errorMessage, isError, toolName jsonl.Value
+	resultIDs                                                                                                          [6]jsonl.Value // resultIDKeys, in that order
 }
 
 // resultIDKeys are where a tool result names its call, in the order they are read.
 var resultIDKeys = [6]string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
 
-func (f *messageFields) read(m *fastjson.Value) {
-	o, _ := m.Object()
-	o.Visit(func(k []byte, v *fastjson.Value) {
-		var p **fastjson.Value
+func (f *messageFields) read(m jsonl.Value) {
+	m.Visit(func(k []byte, v jsonl.Value) {
+		var p *jsonl.Value
 		switch string(k) {
 		case "role":
 			p = &f.role
@@ -281,16 +277,16 @@ func (f *messageFields) read(m *fastjson.Value) {
 		default:
 			return
 		}
-		if *p == nil {
+		if !p.Exists() {
 			*p = v
 		}
 	})
 }
 
-func (x *extractor) message(m *fastjson.Value, r *rec, idb []byte, line int64) {
+func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
 	var f messageFields
 	var role []byte
-	if m != nil && m.Type() == fastjson.TypeObject {
+	if m.Type() == jsonl.TypeObject {
 		f.read(m)
 		role = strOf(f.role)
 	}
@@ -329,25 +325,25 @@ func (x *extractor) message(m *fastjson.Value, r *rec, idb []byte, line int64) {
 			r.model = span{int32(off), int32(len(x.o.arena) - off)}
 		}
 		if (string(provider) == "openclaw" && (string(model) == "delivery-mirror" || string(model) == "gateway-injected")) ||
-			f.deliveryMirror != nil || f.toolMirror != nil {
+			f.deliveryMirror.Exists() || f.toolMirror.Exists() {
 			r.n.flags |= fMirror
 			t := x.texts(content)
 			r.extra = x.preview(&t, 200)
 		}
-		arr := content.GetArray()
-		if len(arr) > 0 {
+		nblocks := content.Len()
+		if nblocks > 0 {
 			r.n.flags |= fHasContent
 		}
 		if string(stop) == "error" {
 			msg := string(strOf(f.errorMessage))
 			r.extra = x.o.put([]byte(preview(msg, 300)))
-			if len(arr) == 0 {
+			if nblocks == 0 {
 				id := string(idb)
 				x.add("message.empty-error-assistant", line, id, fmt.Sprintf("assistant turn %s at line %d failed (stopReason error: %q) and has no content; some providers reject empty assistant turns on replay",
 					id, line, preview(msg, 120)), hintRepair, map[string]any{"errorMessage": preview(msg, 300), "model": string(x.o.bytes(r.model))})
 			}
 		}
-		for _, b := range arr {
+		for _, b := range content.Elems() {
 			if !isToolCall(b.GetStringBytes("type")) {
 				continue
 			}
@@ -362,12 +358,12 @@ func (x *extractor) message(m *fastjson.Value, r *rec, idb []byte, line int64) {
 			nameB := b.GetStringBytes("name")
 			c.name = x.o.put(nameB)
 			args := b.Get("arguments")
-			if args == nil || args.Type() == fastjson.TypeNull {
+			if t := args.Type(); t == jsonl.TypeNone || t == jsonl.TypeNull {
 				args = b.Get("input")
 			}
 			name := bytesTrim(nameB)
 			switch {
-			case args == nil || args.Type() == fastjson.TypeNull:
+			case args.Type() == jsonl.TypeNone || args.Type() == jsonl.TypeNull:
 				c.c.invalid = 1
 			case len(cid) == 0:
 				c.c.invalid = 2
@@ -378,7 +374,7 @@ func (x *extractor) message(m *fastjson.Value, r *rec, idb []byte, line int64) {
 			case !validToolName(name):
 				c.c.invalid = 5
 			}
-			if string(name) == "message" && args != nil && sendAction(args.GetStringBytes("action")) {
+			if string(name) == "message" && sendAction(args.GetStringBytes("action")) {
 				c.c.send = true
 				c.text = x.o.put([]byte(preview(str(args, "message"), 120)))
 			}
@@ -393,7 +389,7 @@ func (x *extractor) message(m *fastjson.Value, r *rec, idb []byte, line int64) {
 				break
 			}
 		}
-		if f.isError != nil && f.isError.Type() == fastjson.TypeTrue {
+		if f.isError.Type() == jsonl.TypeTrue {
 			r.n.flags |= fResultErr
 		}
 		tool := strOf(f.toolName)
@@ -446,7 +442,7 @@ func (t *textInfo) previewN(dst []byte, n int) []byte {
 }
 
 // texts reads the text of content into x.scratch (its first textHead bytes).
-func (x *extractor) texts(c *fastjson.Value) textInfo {
+func (x *extractor) texts(c jsonl.Value) textInfo {
 	t := textInfo{blank: true, tailWS: true}
 	x.scratch = x.scratch[:0]
 	piece := func(b []byte) {
@@ -464,12 +460,12 @@ func (x *extractor) texts(c *fastjson.Value) textInfo {
 			t.tailWS = false
 		}
 	}
-	if c != nil {
+	{
 		switch c.Type() {
-		case fastjson.TypeString:
+		case jsonl.TypeString:
 			piece(c.GetStringBytes())
-		case fastjson.TypeArray:
-			for _, b := range c.GetArray() {
+		case jsonl.TypeArray:
+			for _, b := range c.Elems() {
 				switch string(b.GetStringBytes("type")) {
 				case "text", "input_text":
 					piece(b.GetStringBytes("text"))
@@ -487,7 +483,7 @@ func (x *extractor) texts(c *fastjson.Value) textInfo {
 // messageID finds the message id a message-tool result reports ("messageId": "…",
 // message_id=…), looking only where the word "message" occurs: a long result is not scanned
 // with a regexp (that was 61% of the audit's time on long message-tool results).
-func messageID(c *fastjson.Value) []byte {
+func messageID(c jsonl.Value) []byte {
 	var out []byte
 	each := func(b []byte) bool {
 		for i := 0; ; {
@@ -530,14 +526,11 @@ func messageID(c *fastjson.Value) []byte {
 			}
 		}
 	}
-	if c == nil {
-		return nil
-	}
 	switch c.Type() {
-	case fastjson.TypeString:
+	case jsonl.TypeString:
 		each(c.GetStringBytes())
-	case fastjson.TypeArray:
-		for _, b := range c.GetArray() {
+	case jsonl.TypeArray:
+		for _, b := range c.Elems() {
 			if t := string(b.GetStringBytes("type")); (t == "text" || t == "input_text") && each(b.GetStringBytes("text")) {
 				break
 			}
@@ -550,9 +543,9 @@ const maxImageBytes = 5 << 20 // decoded bytes; Anthropic's per-image limit
 
 // imageMime reports whether the first of mimeType, mediaType and media_type that names an image
 // type exists, as OpenClaw's repair picks the block's mime.
-func imageMime(b *fastjson.Value) bool {
+func imageMime(b jsonl.Value) bool {
 	for _, k := range [...]string{"mimeType", "mediaType", "media_type"} {
-		if v := b.Get(k); v != nil && v.Type() == fastjson.TypeString && session.ImageMime(string(v.GetStringBytes())) {
+		if v := b.Get(k); v.Type() == jsonl.TypeString && session.ImageMime(string(v.GetStringBytes())) {
 			return true
 		}
 	}
@@ -561,15 +554,15 @@ func imageMime(b *fastjson.Value) bool {
 
 // images checks a message's image blocks. idb is the entry's id: it becomes a string only for
 // a finding (one allocation an entry was a tenth of the audit's garbage).
-func (x *extractor) images(c *fastjson.Value, line int64, idb []byte) {
-	if c == nil || c.Type() != fastjson.TypeArray {
+func (x *extractor) images(c jsonl.Value, line int64, idb []byte) {
+	if c.Type() != jsonl.TypeArray {
 		return
 	}
-	for i, b := range c.GetArray() {
+	for i, b := range c.Elems() {
 		if str(b, "type") != "image" {
 			continue
 		}
-		if d := b.Get("data"); d != nil && d.Type() == fastjson.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes()) {
+		if d := b.Get("data"); d.Type() == jsonl.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes()) {
 			id := string(idb)
 			x.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
 				hintRepair, map[string]any{"block": i})
@@ -590,7 +583,7 @@ func (x *extractor) images(c *fastjson.Value, line int64, idb []byte) {
 
 // entry indexes one parsed non-header entry and runs the per-entry checks (the slow path:
 // the lines line() reads itself).
-func (s *scan) entry(v *fastjson.Value, typ string, line int64) {
+func (s *scan) entry(v jsonl.Value, typ string, line int64) {
 	s.xo.reset()
 	s.x.o = &s.xo
 	r := s.x.entry(v, typ, line)

@@ -452,8 +452,7 @@ var parallelScans atomic.Int64
 // extractBatches checks, parses and reads the lines of the batches from work (a worker of a
 // big stream's scan).
 func extractBatches(seed maphash.Seed, work <-chan *batch) {
-	x := extractor{seed: seed, p: parserPool.Get().(*fastjson.Parser)}
-	defer parserPool.Put(x.p)
+	x := extractor{seed: seed}
 	for b := range work {
 		b.xo.reset()
 		x.o = &b.xo
@@ -576,14 +575,14 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 			map[string]any{"nulBytes": n, "offset": l.Offset})
 		b = bytes.ReplaceAll(b, []byte{0}, nil)
 		if v, err := s.p.ParseBytes(b); err == nil {
-			s.value(v, l.Num)
+			s.lenient(v, l.Num)
 		}
 		return
 	case l.Has(jsonl.FlagInvalidUTF8):
 		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line", l.Num), "",
 			map[string]any{"offset": l.Offset})
 		if v, err := s.p.ParseBytes(b); err == nil {
-			s.value(v, l.Num)
+			s.lenient(v, l.Num)
 		}
 		return
 	}
@@ -593,9 +592,15 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 	deep := ""
 	switch {
 	case err == nil:
-		v, perr := s.p.ParseBytes(b)
-		if perr == nil {
-			s.value(v, l.Num)
+		ok := s.x.doc.Parse(b)
+		if !ok { // nested past the Doc's depth: fastjson reads up to 300 levels
+			if v, perr := s.p.ParseBytes(b); perr == nil {
+				s.x.doc.FromFastjson(v)
+				ok = true
+			}
+		}
+		if ok {
+			s.value(s.x.doc.Root(), l.Num)
 			s.finalNewline(l)
 			return
 		}
@@ -614,7 +619,7 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 			map[string]any{"loneCR": true, "objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
 			if v, err := s.p.ParseBytes(p); err == nil {
-				s.value(v, l.Num)
+				s.lenient(v, l.Num)
 			}
 		}
 		return
@@ -623,7 +628,7 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 			map[string]any{"objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
 			if v, err := s.p.ParseBytes(p); err == nil {
-				s.value(v, l.Num)
+				s.lenient(v, l.Num)
 			}
 		}
 		return
@@ -679,7 +684,7 @@ func sendAction(a []byte) bool {
 	return false
 }
 
-func str(v *fastjson.Value, keys ...string) string {
+func str(v jsonl.Value, keys ...string) string {
 	return string(v.GetStringBytes(keys...))
 }
 
@@ -695,11 +700,19 @@ func preview(s string, n int) string {
 	return s[:cut] + "…"
 }
 
+// lenient handles a value fastjson read of a line the grammar refuses (NUL bytes taken out,
+// invalid UTF-8, glued objects): fastjson reads more than the grammar, and what it reads is
+// handed on as a Doc.
+func (s *scan) lenient(v *fastjson.Value, line int64) {
+	s.x.doc.FromFastjson(v)
+	s.value(s.x.doc.Root(), line)
+}
+
 // value handles one parsed JSON value of the transcript.
-func (s *scan) value(v *fastjson.Value, line int64) {
+func (s *scan) value(v jsonl.Value, line int64) {
 	s.values++
 	first := s.values == 1
-	if v.Type() != fastjson.TypeObject {
+	if v.Type() != jsonl.TypeObject {
 		s.add("jsonl.malformed-line", line, "", fmt.Sprintf("line %d is valid JSON but not an object (%s); transcripts hold one object per line", line, v.Type()), "", map[string]any{"jsonType": v.Type().String()})
 		return
 	}
@@ -781,28 +794,28 @@ func sessionEntryType(t string) bool {
 	return false
 }
 
-func (s *scan) checkHeader(v *fastjson.Value, line int64) {
+func (s *scan) checkHeader(v jsonl.Value, line int64) {
 	var bad []string
 	id := v.Get("id")
-	if id == nil || id.Type() != fastjson.TypeString || strings.TrimSpace(string(id.GetStringBytes())) == "" {
+	if id.Type() != jsonl.TypeString || strings.TrimSpace(string(id.GetStringBytes())) == "" {
 		bad = append(bad, "no session id")
 	}
-	if ver := v.Get("version"); ver != nil {
-		if ver.Type() != fastjson.TypeNumber {
+	if ver := v.Get("version"); ver.Exists() {
+		if ver.Type() != jsonl.TypeNumber {
 			bad = append(bad, "version is not a number")
 		} else if f := ver.GetFloat64(); f > 3 || f < 1 || f != float64(int(f)) {
 			bad = append(bad, fmt.Sprintf("unsupported version %v", f))
 		}
 	}
-	if ts := v.Get("timestamp"); ts == nil || ts.Type() != fastjson.TypeString {
+	if ts := v.Get("timestamp"); ts.Type() != jsonl.TypeString {
 		bad = append(bad, "no timestamp")
 	} else if _, ok := parseISO(ts.GetStringBytes()); !ok {
 		bad = append(bad, "timestamp is not ISO-8601")
 	}
-	if cwd := v.Get("cwd"); cwd != nil && cwd.Type() != fastjson.TypeString {
+	if cwd := v.Get("cwd"); cwd.Exists() && cwd.Type() != jsonl.TypeString {
 		bad = append(bad, "cwd is not a string")
 	}
-	if ps := v.Get("parentSession"); ps != nil && ps.Type() != fastjson.TypeString && ps.Type() != fastjson.TypeNull {
+	if ps := v.Get("parentSession"); ps.Exists() && ps.Type() != jsonl.TypeString && ps.Type() != jsonl.TypeNull {
 		bad = append(bad, "parentSession is not a string")
 	}
 	if len(bad) > 0 {
@@ -874,18 +887,15 @@ func fastISO(b []byte) (int64, bool) {
 }
 
 // msTime reads a message timestamp: epoch ms as a number or a numeric string, or an ISO string.
-func msTime(v *fastjson.Value) int64 {
-	if v == nil {
-		return 0
-	}
+func msTime(v jsonl.Value) int64 {
 	switch v.Type() {
-	case fastjson.TypeNumber:
+	case jsonl.TypeNumber:
 		f := v.GetFloat64()
 		if f < 1e11 { // seconds
 			f *= 1000
 		}
 		return int64(f)
-	case fastjson.TypeString:
+	case jsonl.TypeString:
 		b := v.GetStringBytes()
 		if t, ok := parseISO(b); ok {
 			return t
@@ -1008,8 +1018,8 @@ func validToolName(name []byte) bool {
 	return len(name) > 0
 }
 
-func hasNonTextBlocks(c *fastjson.Value) bool {
-	for _, b := range c.GetArray() {
+func hasNonTextBlocks(c jsonl.Value) bool {
+	for _, b := range c.Elems() {
 		if t := str(b, "type"); t != "text" && t != "" {
 			return true
 		}

@@ -1,0 +1,482 @@
+package jsonl
+
+import (
+	"bytes"
+	"iter"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/valyala/fastjson"
+	"github.com/valyala/fastjson/fastfloat"
+)
+
+// A Doc is one JSON value read in a single pass that checks the grammar (as Check) and notes
+// where every value lies (a tape), so that the audit reads an entry's fields without a second
+// parse. Checking with Check and then parsing with fastjson read every byte twice and built a
+// tree of allocations-in-a-cache: three quarters of the audit's CPU on small entries.
+//
+// What a Doc gives is what fastjson gives for the same text (Get, GetStringBytes, Visit,
+// GetFloat64 and array indexes in Get, with fastjson's rules for escaped keys and strings):
+// FuzzDocMatchesFastjson holds the two together.
+type Doc struct {
+	b     []byte // the text; converted values (FromFastjson) keep theirs in own
+	own   []byte
+	toks  []tok
+	arena []byte // unescaped strings and keys
+}
+
+// tok is one value (or object key) of a Doc.
+type tok struct {
+	kind  Type
+	own   bool  // start:end is in Doc.own, already unescaped
+	start int32 // raw bytes: a string's content between the quotes, a number's text
+	end   int32
+	next  int32 // the token after this value and everything inside it
+}
+
+// Type is the type of a Value, named as fastjson names its types.
+type Type uint8
+
+const (
+	TypeNone Type = iota // a missing value
+	TypeNull
+	TypeObject
+	TypeArray
+	TypeString
+	TypeNumber
+	TypeTrue
+	TypeFalse
+	typeKey
+)
+
+func (t Type) String() string {
+	switch t {
+	case TypeNull:
+		return "null"
+	case TypeObject:
+		return "object"
+	case TypeArray:
+		return "array"
+	case TypeString:
+		return "string"
+	case TypeNumber:
+		return "number"
+	case TypeTrue:
+		return "true"
+	case TypeFalse:
+		return "false"
+	}
+	return "none"
+}
+
+// docMaxDepth is where Parse gives up and leaves the line to Check and fastjson, which stops at
+// 300 levels (the audit reports a deeper line as not checked).
+const docMaxDepth = 256
+
+// Parse reads b, which must be exactly one JSON value with optional whitespace around it. It
+// reports false for anything Check would refuse and for values nested deeper than 256 levels;
+// the caller then asks Check and fastjson, whose verdicts and messages are the reference. The
+// Doc keeps b: b must not change while the Doc is used.
+func (d *Doc) Parse(b []byte) bool {
+	d.b, d.own, d.toks, d.arena = b, d.own[:0], d.toks[:0], d.arena[:0]
+	var small [32]int32
+	stack := small[:0] // the open containers' tokens
+	n := len(b)
+	i := 0
+value:
+	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	if i >= n {
+		return false
+	}
+	switch c := b[i]; c {
+	case '"':
+		end, msg := scanString(b, i+1)
+		if msg != "" {
+			return false
+		}
+		d.toks = append(d.toks, tok{kind: TypeString, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
+		i = end
+	case '{', '[':
+		if len(stack) >= docMaxDepth {
+			return false
+		}
+		kind := TypeObject
+		if c == '[' {
+			kind = TypeArray
+		}
+		stack = append(stack, int32(len(d.toks)))
+		d.toks = append(d.toks, tok{kind: kind})
+		i = skipSpace(b, i+1)
+		if i < n && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			stack = stack[:len(stack)-1]
+			d.toks[len(d.toks)-1].next = int32(len(d.toks))
+			i++
+			break
+		}
+		if kind == TypeObject {
+			goto key
+		}
+		goto value
+	case 't':
+		if n-i < 4 || string(b[i:i+4]) != "true" {
+			return false
+		}
+		d.toks = append(d.toks, tok{kind: TypeTrue, next: int32(len(d.toks) + 1)})
+		i += 4
+	case 'f':
+		if n-i < 5 || string(b[i:i+5]) != "false" {
+			return false
+		}
+		d.toks = append(d.toks, tok{kind: TypeFalse, next: int32(len(d.toks) + 1)})
+		i += 5
+	case 'n':
+		if n-i < 4 || string(b[i:i+4]) != "null" {
+			return false
+		}
+		d.toks = append(d.toks, tok{kind: TypeNull, next: int32(len(d.toks) + 1)})
+		i += 4
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			return false
+		}
+		end, msg := scanNumber(b, i)
+		if msg != "" {
+			return false
+		}
+		d.toks = append(d.toks, tok{kind: TypeNumber, start: int32(i), end: int32(end), next: int32(len(d.toks) + 1)})
+		i = end
+	}
+after:
+	if len(stack) == 0 {
+		return skipSpace(b, i) == n
+	}
+	i = skipSpace(b, i)
+	if i >= n {
+		return false
+	}
+	{
+		top := stack[len(stack)-1]
+		open := d.toks[top].kind
+		switch c := b[i]; {
+		case c == ',':
+			i++
+			if open == TypeArray {
+				goto value
+			}
+			i = skipSpace(b, i)
+			goto key
+		case c == '}' && open == TypeObject, c == ']' && open == TypeArray:
+			d.toks[top].next = int32(len(d.toks))
+			stack = stack[:len(stack)-1]
+			i++
+			goto after
+		default:
+			return false
+		}
+	}
+key:
+	if i >= n || b[i] != '"' {
+		return false
+	}
+	{
+		end, msg := scanString(b, i+1)
+		if msg != "" {
+			return false
+		}
+		d.toks = append(d.toks, tok{kind: typeKey, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
+		i = skipSpace(b, end)
+	}
+	if i >= n || b[i] != ':' {
+		return false
+	}
+	i++
+	goto value
+}
+
+// FromFastjson makes the Doc hold v (a value fastjson read of a line that Parse refuses: NUL
+// bytes taken out, invalid UTF-8, glued objects), so that one reader serves every line.
+func (d *Doc) FromFastjson(v *fastjson.Value) {
+	d.b, d.own, d.toks, d.arena = nil, d.own[:0], d.toks[:0], d.arena[:0]
+	d.convert(v)
+}
+
+func (d *Doc) convert(v *fastjson.Value) {
+	at := len(d.toks)
+	d.toks = append(d.toks, tok{})
+	t := tok{own: true}
+	switch v.Type() {
+	case fastjson.TypeNull:
+		t.kind = TypeNull
+	case fastjson.TypeTrue:
+		t.kind = TypeTrue
+	case fastjson.TypeFalse:
+		t.kind = TypeFalse
+	case fastjson.TypeNumber:
+		t.kind = TypeNumber
+		t.start, t.end = d.put(v.MarshalTo(nil)) // a number marshals as its text
+	case fastjson.TypeString:
+		t.kind = TypeString
+		t.start, t.end = d.put(v.GetStringBytes())
+	case fastjson.TypeArray:
+		t.kind = TypeArray
+		for _, e := range v.GetArray() {
+			d.convert(e)
+		}
+	case fastjson.TypeObject:
+		t.kind = TypeObject
+		o, _ := v.Object()
+		o.Visit(func(k []byte, e *fastjson.Value) {
+			s, en := d.put(k)
+			d.toks = append(d.toks, tok{kind: typeKey, own: true, start: s, end: en, next: int32(len(d.toks) + 1)})
+			d.convert(e)
+		})
+	}
+	t.next = int32(len(d.toks))
+	d.toks[at] = t
+}
+
+func (d *Doc) put(b []byte) (int32, int32) {
+	s := len(d.own)
+	d.own = append(d.own, b...)
+	return int32(s), int32(len(d.own))
+}
+
+// Root is the Doc's value.
+func (d *Doc) Root() Value {
+	if len(d.toks) == 0 {
+		return Value{}
+	}
+	return Value{d: d}
+}
+
+// Value is a value in a Doc, valid until the Doc reads another line. The zero Value is a
+// missing one: every method works on it (GetStringBytes gives nil, Type gives TypeNone).
+type Value struct {
+	d *Doc
+	i int32
+}
+
+// Exists reports whether v is a value (not missing).
+func (v Value) Exists() bool { return v.d != nil }
+
+// Type is v's type; TypeNone for a missing value.
+func (v Value) Type() Type {
+	if v.d == nil {
+		return TypeNone
+	}
+	return v.d.toks[v.i].kind
+}
+
+func (v Value) raw(t *tok) []byte {
+	if t.own {
+		return v.d.own[t.start:t.end:t.end]
+	}
+	return v.d.b[t.start:t.end:t.end]
+}
+
+// text is a string token's (or key's) unescaped bytes, as fastjson's best-effort unescaping
+// gives them.
+func (v Value) text(t *tok) []byte {
+	r := v.raw(t)
+	if t.own || bytes.IndexByte(r, '\\') < 0 {
+		return r
+	}
+	s := len(v.d.arena)
+	v.d.arena = unescape(v.d.arena, r)
+	return v.d.arena[s:len(v.d.arena):len(v.d.arena)]
+}
+
+// StringBytes is a string's bytes, nil for anything else.
+func (v Value) StringBytes() []byte {
+	if v.d == nil || v.d.toks[v.i].kind != TypeString {
+		return nil
+	}
+	return v.text(&v.d.toks[v.i])
+}
+
+// Get follows keys (object keys, or decimal indexes in arrays) from v, as fastjson's Get.
+func (v Value) Get(keys ...string) Value {
+	for _, k := range keys {
+		if v = v.member(k); v.d == nil {
+			return v
+		}
+	}
+	return v
+}
+
+// member is Get of one key. As fastjson's Object.Get, the first key written exactly as k wins;
+// only when there is none are escaped keys compared once unescaped.
+func (v Value) member(k string) Value {
+	if v.d == nil {
+		return v
+	}
+	toks := v.d.toks
+	switch toks[v.i].kind {
+	case TypeObject:
+		escaped := false
+		for j := v.i + 1; j < toks[v.i].next; j = toks[j+1].next {
+			r := v.raw(&toks[j])
+			if string(r) == k {
+				return Value{v.d, j + 1}
+			}
+			if !toks[j].own && bytes.IndexByte(r, '\\') >= 0 {
+				escaped = true
+			}
+		}
+		if escaped {
+			for j := v.i + 1; j < toks[v.i].next; j = toks[j+1].next {
+				if string(v.text(&toks[j])) == k {
+					return Value{v.d, j + 1}
+				}
+			}
+		}
+	case TypeArray:
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 0 {
+			return Value{}
+		}
+		for j := v.i + 1; j < toks[v.i].next; j = toks[j].next {
+			if n == 0 {
+				return Value{v.d, j}
+			}
+			n--
+		}
+	}
+	return Value{}
+}
+
+// GetStringBytes is Get(keys...).StringBytes().
+func (v Value) GetStringBytes(keys ...string) []byte { return v.Get(keys...).StringBytes() }
+
+// GetFloat64 is the number at keys, 0 when it is missing or not a number (fastjson's rule).
+func (v Value) GetFloat64(keys ...string) float64 {
+	v = v.Get(keys...)
+	if v.Type() != TypeNumber {
+		return 0
+	}
+	r := v.raw(&v.d.toks[v.i])
+	return fastfloat.ParseBestEffort(unsafe.String(unsafe.SliceData(r), len(r)))
+}
+
+// Len is the number of an array's elements, 0 for anything else.
+func (v Value) Len() int {
+	n := 0
+	for range v.Elems() {
+		n++
+	}
+	return n
+}
+
+// Elems yields an array's elements with their indexes (nothing for anything else).
+func (v Value) Elems() iter.Seq2[int, Value] {
+	return func(yield func(int, Value) bool) {
+		if v.d == nil || v.d.toks[v.i].kind != TypeArray {
+			return
+		}
+		toks := v.d.toks
+		k := 0
+		for j := v.i + 1; j < toks[v.i].next; j = toks[j].next {
+			if !yield(k, Value{v.d, j}) {
+				return
+			}
+			k++
+		}
+	}
+}
+
+// Visit calls f with each key (unescaped) and value of an object, in order.
+func (v Value) Visit(f func(k []byte, v Value)) {
+	if v.d == nil || v.d.toks[v.i].kind != TypeObject {
+		return
+	}
+	toks := v.d.toks
+	for j := v.i + 1; j < toks[v.i].next; j = toks[j+1].next {
+		f(v.text(&toks[j]), Value{v.d, j + 1})
+	}
+}
+
+// unescape appends s with its escapes replaced, as fastjson's unescapeStringBestEffort does
+// (github.com/valyala/fastjson, MIT): an escape that cannot be read is kept as written, a lone
+// surrogate stays a \u escape.
+func unescape(dst, s []byte) []byte {
+	for len(s) > 0 {
+		k := bytes.IndexByte(s, '\\')
+		if k < 0 {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:k]...)
+		s = s[k+1:]
+		if len(s) == 0 {
+			return dst // fastjson drops a trailing lone backslash
+		}
+		ch := s[0]
+		s = s[1:]
+		switch ch {
+		case '"', '\\', '/':
+			dst = append(dst, ch)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			x, ok := hex4(s)
+			if !ok {
+				dst = append(dst, `\u`...)
+				break
+			}
+			xs := s[:4]
+			s = s[4:]
+			if !utf16.IsSurrogate(rune(x)) {
+				dst = utf8.AppendRune(dst, rune(x))
+				break
+			}
+			if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+				dst = append(append(dst, `\u`...), xs...)
+				break
+			}
+			x1, ok := hex4(s[2:])
+			if !ok {
+				dst = append(append(dst, `\u`...), xs...)
+				break
+			}
+			// two escapes that are no pair become one U+FFFD, as in fastjson
+			dst = utf8.AppendRune(dst, utf16.DecodeRune(rune(x), rune(x1)))
+			s = s[6:]
+		default:
+			dst = append(dst, '\\', ch) // an unknown escape is kept as written
+		}
+	}
+	return dst
+}
+
+// hex4 reads four hex digits, as strconv.ParseUint(s[:4], 16, 16) does.
+func hex4(s []byte) (uint16, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var x uint16
+	for _, c := range s[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		x = x<<4 | uint16(c)
+	}
+	return x, true
+}
