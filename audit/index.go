@@ -116,6 +116,22 @@ func newKeyMap(keyOf func(int32) uint64) *keyMap {
 	return &keyMap{seed: maphash.MakeSeed(), keyOf: keyOf}
 }
 
+// reserve sizes the shards for n keys, so that a big transcript's index does not grow by
+// doubling as it is read (the rehashing moved every slot of the table once more: a twentieth of
+// the CPU of a transcript of tiny entries). It only sizes empty shards.
+func (m *keyMap) reserve(n int) {
+	per := n/keyShards*4/3 + 1
+	size := 16
+	for size < per {
+		size *= 2
+	}
+	for k := range m.shards {
+		if sh := &m.shards[k]; len(sh.slots) == 0 {
+			sh.slots = make([]uint64, size)
+		}
+	}
+}
+
 func (m *keyMap) hash(k uint64) uint64 { return maphash.Comparable(m.seed, k) }
 
 // get returns the value of key k.

@@ -337,14 +337,11 @@ func (s *scan) suppressed() {
 	}
 }
 
-// batch is a run of lines copied out of the reader, so reading and parsing overlap. The
-// reading goroutine also runs the grammar check of each line (checkFirst): it was a sixth of
-// the scan's CPU and the reader was otherwise idle most of the time.
+// batch is a run of lines copied out of the reader, so reading and parsing overlap.
 type batch struct {
-	buf    []byte
-	lines  []jsonl.Line // Bytes point into buf
-	checks []error      // jsonl.Check of each line that needs one (checkFirst), else nil
-	err    error        // set on the last batch: io.EOF or the read error
+	buf   []byte
+	lines []jsonl.Line // Bytes point into buf
+	err   error        // set on the last batch: io.EOF or the read error
 	// with extracting workers (a big stream): what they read of each line, and a token when
 	// they are done with the batch
 	recs  []rec
@@ -367,7 +364,7 @@ var batchPool sync.Pool
 // sizeHint (the stream size, 0 unknown) keeps buffers small for small files.
 //
 // With work set, every batch also goes to work, where the extracting workers check and read its
-// lines (the grammar check is theirs then); without, the grammar check runs here.
+// lines; without, the scan's goroutine does.
 func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *batch, free chan *batch, done <-chan struct{}) {
 	bufSize, batchCap := 256<<10, 256<<10 // unknown size: start modest, batches grow by append
 	if sizeHint > 0 {
@@ -378,12 +375,12 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 	get := func() *batch {
 		select {
 		case b := <-free:
-			b.buf, b.lines, b.checks, b.err = b.buf[:0], b.lines[:0], b.checks[:0], nil
+			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 			return b
 		default:
 			// a state dir is thousands of small scans: their batches are reused, not garbage
 			if b, ok := batchPool.Get().(*batch); ok && cap(b.buf) >= batchCap {
-				b.buf, b.lines, b.checks, b.err = b.buf[:0], b.lines[:0], b.checks[:0], nil
+				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
 				return b
 			}
 			return &batch{buf: make([]byte, 0, batchCap), ready: make(chan struct{}, 1)}
@@ -431,14 +428,6 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 		b.buf = append(b.buf, l.Bytes...)
 		l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
 		b.lines = append(b.lines, l)
-		if work != nil {
-			continue
-		}
-		var verdict error
-		if checkFirst(&l) {
-			verdict = jsonl.Check(l.Bytes)
-		}
-		b.checks = append(b.checks, verdict)
 	}
 }
 
@@ -477,6 +466,10 @@ func (s *scan) read(r io.Reader) error {
 			go extractBatches(s.seed, work)
 		}
 	}
+	// ids are at most one per 256 bytes on the smallest entries seen (the bench's tiny shape is
+	// 236 bytes a line); past 2M ids the table grows as before (2M is a 32 MiB table, the size
+	// a 4 GiB transcript of 2M entries reaches anyway)
+	s.ids.reserve(int(min(s.sizeHint/256, 2<<20)))
 	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, work, free, done)
 	for b := range out {
 		if work != nil {
@@ -486,7 +479,9 @@ func (s *scan) read(r io.Reader) error {
 			}
 		} else {
 			for i := range b.lines {
-				s.line(&b.lines[i], b.checks[i])
+				s.xo.reset()
+				r := s.x.line(&b.lines[i])
+				s.lineRec(&b.lines[i], &r, &s.xo)
 			}
 		}
 		if b.err != nil && b.err != io.EOF {

@@ -31,6 +31,7 @@ type Doc struct {
 type tok struct {
 	kind  Type
 	own   bool  // start:end is in Doc.own, already unescaped
+	esc   bool  // a string or key of the text that holds an escape
 	start int32 // raw bytes: a string's content between the quotes, a number's text
 	end   int32
 	next  int32 // the token after this value and everything inside it
@@ -94,11 +95,11 @@ value:
 	}
 	switch c := b[i]; c {
 	case '"':
-		end, msg := scanString(b, i+1)
+		end, esc, msg := scanString(b, i+1)
 		if msg != "" {
 			return false
 		}
-		d.toks = append(d.toks, tok{kind: TypeString, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
+		d.toks = append(d.toks, tok{kind: TypeString, esc: esc, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
 		i = end
 	case '{', '[':
 		if len(stack) >= docMaxDepth {
@@ -183,11 +184,11 @@ key:
 		return false
 	}
 	{
-		end, msg := scanString(b, i+1)
+		end, esc, msg := scanString(b, i+1)
 		if msg != "" {
 			return false
 		}
-		d.toks = append(d.toks, tok{kind: typeKey, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
+		d.toks = append(d.toks, tok{kind: typeKey, esc: esc, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
 		i = skipSpace(b, end)
 	}
 	if i >= n || b[i] != ':' {
@@ -282,7 +283,7 @@ func (v Value) raw(t *tok) []byte {
 // gives them.
 func (v Value) text(t *tok) []byte {
 	r := v.raw(t)
-	if t.own || bytes.IndexByte(r, '\\') < 0 {
+	if !t.esc {
 		return r
 	}
 	s := len(v.d.arena)
@@ -323,9 +324,7 @@ func (v Value) member(k string) Value {
 			if string(r) == k {
 				return Value{v.d, j + 1}
 			}
-			if !toks[j].own && bytes.IndexByte(r, '\\') >= 0 {
-				escaped = true
-			}
+			escaped = escaped || toks[j].esc
 		}
 		if escaped {
 			for j := v.i + 1; j < toks[v.i].next; j = toks[j+1].next {

@@ -118,7 +118,7 @@ value:
 	switch c := b[i]; c {
 	case '"':
 		var msg string
-		if i, msg = scanString(b, i+1); msg != "" {
+		if i, _, msg = scanString(b, i+1); msg != "" {
 			return i, msg
 		}
 	case '{':
@@ -205,7 +205,7 @@ key:
 	}
 	{
 		var msg string
-		if i, msg = scanString(b, i+1); msg != "" {
+		if i, _, msg = scanString(b, i+1); msg != "" {
 			return i, msg
 		}
 	}
@@ -264,11 +264,12 @@ func special(x uint64) uint64 {
 }
 
 // scanString scans string contents from i (just after the opening quote) and returns the
-// offset after the closing quote. Short strings are scanned two words at a time; once a string
+// offset after the closing quote, and whether the string holds an escape. Short strings are scanned two words at a time; once a string
 // runs past 1 KiB without an escape it is skipped by skipLong (measured: a lower threshold slows
 // text with frequent escapes, a higher one loses the gain on base64 images).
-func scanString(b []byte, i int) (int, string) {
+func scanString(b []byte, i int) (int, bool, string) {
 	n := len(b)
+	esc := false
 	for {
 		run := 0
 		for i+16 <= n {
@@ -293,14 +294,15 @@ func scanString(b []byte, i int) (int, string) {
 		}
 	found:
 		if i >= n {
-			return n, "unexpected end of line in string"
+			return n, esc, "unexpected end of line in string"
 		}
 		switch c := b[i]; {
 		case c == '"':
-			return i + 1, ""
+			return i + 1, esc, ""
 		case c == '\\':
+			esc = true
 			if i+1 >= n {
-				return n, "unexpected end of line in string escape"
+				return n, esc, "unexpected end of line in string escape"
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -308,18 +310,18 @@ func scanString(b []byte, i int) (int, string) {
 			case 'u':
 				for k := 2; k < 6; k++ {
 					if i+k >= n {
-						return n, "unexpected end of line in \\u escape"
+						return n, esc, "unexpected end of line in \\u escape"
 					}
 					if !isHex(b[i+k]) {
-						return i + k, fmt.Sprintf("invalid character %s in \\u escape", quoteByte(b[i+k]))
+						return i + k, esc, fmt.Sprintf("invalid character %s in \\u escape", quoteByte(b[i+k]))
 					}
 				}
 				i += 6
 			default:
-				return i + 1, fmt.Sprintf("invalid escape %s in string", quoteByte(b[i+1]))
+				return i + 1, esc, fmt.Sprintf("invalid escape %s in string", quoteByte(b[i+1]))
 			}
 		default:
-			return i, fmt.Sprintf("control character %s in string", quoteByte(c))
+			return i, esc, fmt.Sprintf("control character %s in string", quoteByte(c))
 		}
 	}
 }
