@@ -21,8 +21,8 @@ import (
 // GetFloat64 and array indexes in Get, with fastjson's rules for escaped keys and strings):
 // FuzzDocMatchesFastjson holds the two together.
 type Doc struct {
-	b     []byte // the text; converted values (FromFastjson) keep theirs in own
-	own   []byte
+	b     []byte // the text (for a converted value, own)
+	own   []byte // the unescaped strings and number texts of a converted value
 	toks  []tok
 	arena []byte // unescaped strings and keys
 }
@@ -30,8 +30,7 @@ type Doc struct {
 // tok is one value (or object key) of a Doc.
 type tok struct {
 	kind  Type
-	own   bool  // start:end is in Doc.own, already unescaped
-	esc   bool  // a string or key of the text that holds an escape
+	esc   bool  // a string or key that holds an escape (never in a converted value)
 	start int32 // raw bytes: a string's content between the quotes, a number's text
 	end   int32
 	next  int32 // the token after this value and everything inside it
@@ -201,14 +200,15 @@ key:
 // FromFastjson makes the Doc hold v (a value fastjson read of a line that Parse refuses: NUL
 // bytes taken out, invalid UTF-8, glued objects), so that one reader serves every line.
 func (d *Doc) FromFastjson(v *fastjson.Value) {
-	d.b, d.own, d.toks, d.arena = nil, d.own[:0], d.toks[:0], d.arena[:0]
+	d.own, d.toks, d.arena = d.own[:0], d.toks[:0], d.arena[:0]
 	d.convert(v)
+	d.b = d.own
 }
 
 func (d *Doc) convert(v *fastjson.Value) {
 	at := len(d.toks)
 	d.toks = append(d.toks, tok{})
-	t := tok{own: true}
+	var t tok
 	switch v.Type() {
 	case fastjson.TypeNull:
 		t.kind = TypeNull
@@ -232,7 +232,7 @@ func (d *Doc) convert(v *fastjson.Value) {
 		o, _ := v.Object()
 		o.Visit(func(k []byte, e *fastjson.Value) {
 			s, en := d.put(k)
-			d.toks = append(d.toks, tok{kind: typeKey, own: true, start: s, end: en, next: int32(len(d.toks) + 1)})
+			d.toks = append(d.toks, tok{kind: typeKey, start: s, end: en, next: int32(len(d.toks) + 1)})
 			d.convert(e)
 		})
 	}
@@ -272,12 +272,7 @@ func (v Value) Type() Type {
 	return v.d.toks[v.i].kind
 }
 
-func (v Value) raw(t *tok) []byte {
-	if t.own {
-		return v.d.own[t.start:t.end:t.end]
-	}
-	return v.d.b[t.start:t.end:t.end]
-}
+func (v Value) raw(t *tok) []byte { return v.d.b[t.start:t.end:t.end] }
 
 // text is a string token's (or key's) unescaped bytes, as fastjson's best-effort unescaping
 // gives them.

@@ -167,6 +167,9 @@ func FuzzDocMatchesFastjson(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > 4<<10 {
+			return // compareDoc parses once per key: minimizing long inputs stalled the fuzzer
+		}
 		compareDoc(t, in)
 	})
 }
