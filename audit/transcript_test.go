@@ -392,3 +392,52 @@ func TestEveryRuleHasTests(t *testing.T) {
 		seen[r.ID] = true
 	}
 }
+
+// TestDeepLines: the one-pass reader (jsonl.Doc) gives up past 256 levels; such a line is read
+// by fastjson instead up to its 300, so an entry nested 270 deep is audited like a shallow one
+// (a tool result carries it: no finding, four entries), and deeper ones are reported as not
+// checked, never as malformed (the entry is not read: the reply after it has a dangling
+// parent). The same findings as before the Doc, checked by hand on c66ade4's binary.
+func TestDeepLines(t *testing.T) {
+	nested := func(depth int) string {
+		return strings.Repeat("[", depth) + strings.Repeat("]", depth)
+	}
+	deepResult := func(depth int) string {
+		return fmt.Sprintf(`{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-05-01T08:00:00.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"ok"}],"details":%s,"isError":false,"timestamp":1777622400000}}`, nested(depth))
+	}
+	for _, tc := range []struct {
+		depth int
+		want  []string // rules found
+		deep  string   // what the line-too-long message says
+	}{
+		{depth: 250},
+		{depth: 270},
+		{depth: 320, want: []string{"jsonl.line-too-long", "tree.dangling-parent"}, deep: "deeper than the 300 levels"},
+		{depth: 10001, want: []string{"jsonl.line-too-long", "tree.dangling-parent"}, deep: "deeper than 10000 levels"},
+	} {
+		in := jl(hdr(), user("u1", "", "read a"), asst("a1", "u1", "toolUse", toolCall("c1", "read")), deepResult(tc.depth), asst("a2", "r1", "stop", text("done")))
+		fs, n, err := audit.CheckTranscript(context.Background(), strings.NewReader(in), "deep.jsonl", audit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.Rule)
+			if f.Rule == "jsonl.line-too-long" && !strings.Contains(f.Message, tc.deep) {
+				t.Errorf("depth %d: %q does not say %q", tc.depth, f.Message, tc.deep)
+			}
+		}
+		sort.Strings(got)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("depth %d: rules (-want +got):\n%s", tc.depth, diff)
+		}
+		if wantN := int64(4); tc.want != nil {
+			wantN = 3
+			if n != wantN {
+				t.Errorf("depth %d: %d entries read, want %d", tc.depth, n, wantN)
+			}
+		} else if n != wantN {
+			t.Errorf("depth %d: %d entries read, want %d", tc.depth, n, wantN)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"iter"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -80,40 +81,49 @@ const docMaxDepth = 256
 // the caller then asks Check and fastjson, whose verdicts and messages are the reference. The
 // Doc keeps b: b must not change while the Doc is used.
 func (d *Doc) Parse(b []byte) bool {
-	d.b, d.own, d.toks, d.arena = b, d.own[:0], d.toks[:0], d.arena[:0]
+	d.b, d.own, d.arena = b, d.own[:0], d.arena[:0]
+	var ok bool
+	d.toks, ok = parse(b, d.toks[:0])
+	return ok
+}
+
+// parse appends b's tokens to toks. They go to a local slice, which stays in registers:
+// appending to d.toks loaded and stored its header for every token (half of Parse's time).
+func parse(b []byte, toks []tok) ([]tok, bool) {
 	var small [32]int32
 	stack := small[:0] // the open containers' tokens
 	n := len(b)
 	i := 0
 value:
+	toks = room(toks)
 	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	if i >= n {
-		return false
+		return toks, false
 	}
 	switch c := b[i]; c {
 	case '"':
 		end, esc, msg := scanString(b, i+1)
 		if msg != "" {
-			return false
+			return toks, false
 		}
-		d.toks = append(d.toks, tok{kind: TypeString, esc: esc, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
+		toks = push(toks, TypeString, esc, i+1, end-1)
 		i = end
 	case '{', '[':
 		if len(stack) >= docMaxDepth {
-			return false
+			return toks, false
 		}
 		kind := TypeObject
 		if c == '[' {
 			kind = TypeArray
 		}
-		stack = append(stack, int32(len(d.toks)))
-		d.toks = append(d.toks, tok{kind: kind})
+		stack = append(stack, int32(len(toks)))
+		toks = push(toks, kind, false, 0, 0) // next is set when it closes
 		i = skipSpace(b, i+1)
 		if i < n && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 			stack = stack[:len(stack)-1]
-			d.toks[len(d.toks)-1].next = int32(len(d.toks))
+			toks[len(toks)-1].next = int32(len(toks))
 			i++
 			break
 		}
@@ -123,44 +133,44 @@ value:
 		goto value
 	case 't':
 		if n-i < 4 || string(b[i:i+4]) != "true" {
-			return false
+			return toks, false
 		}
-		d.toks = append(d.toks, tok{kind: TypeTrue, next: int32(len(d.toks) + 1)})
+		toks = push(toks, TypeTrue, false, 0, 0)
 		i += 4
 	case 'f':
 		if n-i < 5 || string(b[i:i+5]) != "false" {
-			return false
+			return toks, false
 		}
-		d.toks = append(d.toks, tok{kind: TypeFalse, next: int32(len(d.toks) + 1)})
+		toks = push(toks, TypeFalse, false, 0, 0)
 		i += 5
 	case 'n':
 		if n-i < 4 || string(b[i:i+4]) != "null" {
-			return false
+			return toks, false
 		}
-		d.toks = append(d.toks, tok{kind: TypeNull, next: int32(len(d.toks) + 1)})
+		toks = push(toks, TypeNull, false, 0, 0)
 		i += 4
 	default:
 		if c != '-' && (c < '0' || c > '9') {
-			return false
+			return toks, false
 		}
 		end, msg := scanNumber(b, i)
 		if msg != "" {
-			return false
+			return toks, false
 		}
-		d.toks = append(d.toks, tok{kind: TypeNumber, start: int32(i), end: int32(end), next: int32(len(d.toks) + 1)})
+		toks = push(toks, TypeNumber, false, i, end)
 		i = end
 	}
 after:
 	if len(stack) == 0 {
-		return skipSpace(b, i) == n
+		return toks, skipSpace(b, i) == n
 	}
 	i = skipSpace(b, i)
 	if i >= n {
-		return false
+		return toks, false
 	}
 	{
 		top := stack[len(stack)-1]
-		open := d.toks[top].kind
+		open := toks[top].kind
 		switch c := b[i]; {
 		case c == ',':
 			i++
@@ -170,31 +180,51 @@ after:
 			i = skipSpace(b, i)
 			goto key
 		case c == '}' && open == TypeObject, c == ']' && open == TypeArray:
-			d.toks[top].next = int32(len(d.toks))
+			toks[top].next = int32(len(toks))
 			stack = stack[:len(stack)-1]
 			i++
 			goto after
 		default:
-			return false
+			return toks, false
 		}
 	}
 key:
+	toks = room(toks)
 	if i >= n || b[i] != '"' {
-		return false
+		return toks, false
 	}
 	{
 		end, esc, msg := scanString(b, i+1)
 		if msg != "" {
-			return false
+			return toks, false
 		}
-		d.toks = append(d.toks, tok{kind: typeKey, esc: esc, start: int32(i + 1), end: int32(end - 1), next: int32(len(d.toks) + 1)})
+		toks = push(toks, typeKey, esc, i+1, end-1)
 		i = skipSpace(b, end)
 	}
 	if i >= n || b[i] != ':' {
-		return false
+		return toks, false
 	}
 	i++
 	goto value
+}
+
+// push appends a token whose value ends with it (next is the token after it); the caller made
+// room (room). It writes the fields into the slice one by one: a tok literal appended was built
+// on the stack with narrow stores and copied with one 16-byte load that waited for them.
+func push(toks []tok, kind Type, esc bool, start, end int) []tok {
+	k := len(toks)
+	toks = toks[:k+1]
+	t := &toks[k]
+	t.kind, t.esc, t.start, t.end, t.next = kind, esc, int32(start), int32(end), int32(k+1)
+	return toks
+}
+
+// room makes room for two more tokens (a key and a scalar value).
+func room(toks []tok) []tok {
+	if cap(toks)-len(toks) < 2 {
+		toks = slices.Grow(toks, 64)
+	}
+	return toks
 }
 
 // FromFastjson makes the Doc hold v (a value fastjson read of a line that Parse refuses: NUL
