@@ -205,6 +205,11 @@ if [ -d "$s20" ]; then
 	bench_row doctor.state20k.vs-audit "$(awk -v dw="$(med doctor 2)" -v aw="$(med audit 2)" -v dc="$(med doctor 0)" -v ac="$(med audit 0)" \
 		'BEGIN{printf "%.2fx the audit time, %.2fx its CPU (medians; target <= 1.2x)", dw/aw, dc/ac}')" \
 		"$(awk '$1=="doctor"{if ($5>m) m=$5} END{printf "max %.1f MiB (target <= 256)", m/1024}' "$BENCH_TMP/.pairs")"
+	# each round's doctor over the audit run just before it: the pair shares the machine's speed
+	# of the moment, which drifted by 1.7x within the runs of one day, so a ratio of medians
+	# taken over different rounds swung 1.01-1.23x on the same code
+	bench_row doctor.state20k.vs-audit-paired "$(awk '$1=="audit"{a=$2} $1=="doctor"{print $2/a}' "$BENCH_TMP/.pairs" | sort -g |
+		awk '{v[NR]=$1} END{m=(NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2); printf "%.2fx median of the per-round ratios (%.2f-%.2fx)", m, v[1], v[NR]}')" "-"
 	run_node audit.state20k.node-audit "$b20" "$s20/agents"
 else
 	bench_note "audit: no 20k state dir ($s20)"
