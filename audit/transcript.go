@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -590,8 +591,7 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 		ok := s.x.doc.Parse(b)
 		if !ok { // nested past the Doc's depth: fastjson reads up to 300 levels
 			if v, perr := s.p.ParseBytes(b); perr == nil {
-				s.x.doc.FromFastjson(v)
-				ok = true
+				ok = s.x.doc.FromFastjson(v)
 			}
 		}
 		if ok {
@@ -600,6 +600,11 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 			return
 		}
 		deep = "deeper than the 300 levels the audit reads"
+		if len(b) > math.MaxInt32 {
+			s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is valid JSON of %d bytes, over the 2 GiB the audit reads in one line: it was not checked", l.Num, len(b)),
+				"nothing to fix: repair keeps it byte for byte", map[string]any{"bytes": l.Size, "offset": l.Offset})
+			return
+		}
 	case errors.Is(err, jsonl.ErrTooDeep):
 		deep = "deeper than 10000 levels"
 	}
@@ -699,8 +704,9 @@ func preview(s string, n int) string {
 // invalid UTF-8, glued objects): fastjson reads more than the grammar, and what it reads is
 // handed on as a Doc.
 func (s *scan) lenient(v *fastjson.Value, line int64) {
-	s.x.doc.FromFastjson(v)
-	s.value(s.x.doc.Root(), line)
+	if s.x.doc.FromFastjson(v) {
+		s.value(s.x.doc.Root(), line)
+	}
 }
 
 // value handles one parsed JSON value of the transcript.
