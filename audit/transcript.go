@@ -589,6 +589,16 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 	switch {
 	case err == nil:
 		ok := s.x.doc.Parse(b)
+		if !ok && s.x.doc.TooBig() {
+			// millions of values (or over 2 GiB) in one line: no tree of them is built
+			why := fmt.Sprintf("more than the %d values the audit reads in one line", jsonl.DocMaxValues)
+			if len(b) > math.MaxInt32 {
+				why = "over the 2 GiB the audit reads in one line"
+			}
+			s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is valid JSON of %d bytes, %s: it was not checked", l.Num, len(b), why),
+				"nothing to fix: OpenClaw reads it, and repair keeps it byte for byte", map[string]any{"bytes": l.Size, "offset": l.Offset, "tooBig": true})
+			return
+		}
 		if !ok { // nested past the Doc's depth: fastjson reads up to 300 levels
 			if v, perr := s.p.ParseBytes(b); perr == nil {
 				ok = s.x.doc.FromFastjson(v)
@@ -600,11 +610,6 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 			return
 		}
 		deep = "deeper than the 300 levels the audit reads"
-		if len(b) > math.MaxInt32 {
-			s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is valid JSON of %d bytes, over the 2 GiB the audit reads in one line: it was not checked", l.Num, len(b)),
-				"nothing to fix: repair keeps it byte for byte", map[string]any{"bytes": l.Size, "offset": l.Offset})
-			return
-		}
 	case errors.Is(err, jsonl.ErrTooDeep):
 		deep = "deeper than 10000 levels"
 	}

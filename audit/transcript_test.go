@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
 // Small synthetic transcript builders. parent "" writes parentId null.
@@ -438,6 +439,41 @@ func TestDeepLines(t *testing.T) {
 			}
 		} else if n != wantN {
 			t.Errorf("depth %d: %d entries read, want %d", tc.depth, n, wantN)
+		}
+	}
+}
+
+// TestLineOfManyValues: a line holding more values than a Doc keeps (jsonl.DocMaxValues, made
+// small here) is reported as not checked, with no tree of its values built; the entries around
+// it are read, and a line under the limit is read as any other.
+func TestLineOfManyValues(t *testing.T) {
+	defer func(n int) { jsonl.DocMaxValues = n }(jsonl.DocMaxValues)
+	jsonl.DocMaxValues = 1000
+	many := func(n int) string {
+		return fmt.Sprintf(`{"type":"custom","id":"x1","parentId":"u1","timestamp":"2026-05-01T08:00:00.000Z","customType":"blob","data":[%s1]}`, strings.Repeat("1,", n-1))
+	}
+	for _, tc := range []struct {
+		values int
+		want   []string
+	}{
+		{values: 900},
+		{values: 5000, want: []string{"jsonl.line-too-long", "tree.dangling-parent"}},
+	} {
+		in := jl(hdr(), user("u1", "", "hi"), many(tc.values), asst("a1", "x1", "stop", text("yo")))
+		fs, _, err := audit.CheckTranscript(context.Background(), strings.NewReader(in), "many.jsonl", audit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.Rule)
+			if f.Rule == "jsonl.line-too-long" && (f.Evidence["tooBig"] != true || !strings.Contains(f.Message, "more than the 1000 values")) {
+				t.Errorf("%d values: %q %v", tc.values, f.Message, f.Evidence)
+			}
+		}
+		sort.Strings(got)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%d values: rules (-want +got):\n%s", tc.values, diff)
 		}
 	}
 }

@@ -27,7 +27,13 @@ type Doc struct {
 	own   []byte // the unescaped strings and number texts of a converted value
 	toks  []tok
 	arena []byte // unescaped strings and keys
+	big   bool   // the last Parse refused a value too big to hold (TooBig)
 }
+
+// DocMaxValues is the most values (and keys) a Doc holds: 4M tokens are 64 MiB. A line of
+// millions of tiny values ([1,1,1,...] up to the line cap) would otherwise take 16 bytes of
+// tape a byte of line; fastjson, which read such lines before, took more.
+var DocMaxValues = 1 << 22
 
 // tok is one value (or object key) of a Doc.
 type tok struct {
@@ -82,42 +88,53 @@ const docMaxDepth = 256
 // the caller then asks Check and fastjson, whose verdicts and messages are the reference. The
 // Doc keeps b: b must not change while the Doc is used.
 func (d *Doc) Parse(b []byte) bool {
-	d.b, d.own, d.arena = b, d.own[:0], d.arena[:0]
+	d.b, d.own, d.arena, d.big = b, d.own[:0], d.arena[:0], false
 	if len(b) > math.MaxInt32 { // offsets are int32 (a line over 2 GiB needs --max-line)
-		d.toks = d.toks[:0]
+		d.toks, d.big = d.toks[:0], true
 		return false
 	}
 	var ok bool
-	d.toks, ok = parse(b, d.toks[:0])
+	d.toks, ok, d.big = parse(b, d.toks[:0])
 	return ok
 }
 
+// TooBig reports whether the last Parse refused b for its size (over 2 GiB, or more than
+// DocMaxValues values), not for its grammar: a reader should not hand it to a parser that
+// builds a tree either.
+func (d *Doc) TooBig() bool { return d.big }
+
 // parse appends b's tokens to toks. They go to a local slice, which stays in registers:
 // appending to d.toks loaded and stored its header for every token (half of Parse's time).
-func parse(b []byte, toks []tok) ([]tok, bool) {
+// big is set when it stops at DocMaxValues.
+func parse(b []byte, toks []tok) (_ []tok, ok, big bool) {
 	var small [32]int32
 	stack := small[:0] // the open containers' tokens
 	n := len(b)
 	i := 0
 value:
-	toks = room(toks)
+	if cap(toks)-len(toks) < 2 {
+		if len(toks) >= DocMaxValues {
+			return toks, false, true
+		}
+		toks = slices.Grow(toks, 64)
+	}
 	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	if i >= n {
-		return toks, false
+		return toks, false, false
 	}
 	switch c := b[i]; c {
 	case '"':
 		end, esc, msg := scanString(b, i+1)
 		if msg != "" {
-			return toks, false
+			return toks, false, false
 		}
 		toks = push(toks, TypeString, esc, i+1, end-1)
 		i = end
 	case '{', '[':
 		if len(stack) >= docMaxDepth {
-			return toks, false
+			return toks, false, false
 		}
 		kind := TypeObject
 		if c == '[' {
@@ -138,40 +155,40 @@ value:
 		goto value
 	case 't':
 		if n-i < 4 || string(b[i:i+4]) != "true" {
-			return toks, false
+			return toks, false, false
 		}
 		toks = push(toks, TypeTrue, false, 0, 0)
 		i += 4
 	case 'f':
 		if n-i < 5 || string(b[i:i+5]) != "false" {
-			return toks, false
+			return toks, false, false
 		}
 		toks = push(toks, TypeFalse, false, 0, 0)
 		i += 5
 	case 'n':
 		if n-i < 4 || string(b[i:i+4]) != "null" {
-			return toks, false
+			return toks, false, false
 		}
 		toks = push(toks, TypeNull, false, 0, 0)
 		i += 4
 	default:
 		if c != '-' && (c < '0' || c > '9') {
-			return toks, false
+			return toks, false, false
 		}
 		end, msg := scanNumber(b, i)
 		if msg != "" {
-			return toks, false
+			return toks, false, false
 		}
 		toks = push(toks, TypeNumber, false, i, end)
 		i = end
 	}
 after:
 	if len(stack) == 0 {
-		return toks, skipSpace(b, i) == n
+		return toks, skipSpace(b, i) == n, false
 	}
 	i = skipSpace(b, i)
 	if i >= n {
-		return toks, false
+		return toks, false, false
 	}
 	{
 		top := stack[len(stack)-1]
@@ -190,45 +207,42 @@ after:
 			i++
 			goto after
 		default:
-			return toks, false
+			return toks, false, false
 		}
 	}
 key:
-	toks = room(toks)
+	if cap(toks)-len(toks) < 2 {
+		if len(toks) >= DocMaxValues {
+			return toks, false, true
+		}
+		toks = slices.Grow(toks, 64)
+	}
 	if i >= n || b[i] != '"' {
-		return toks, false
+		return toks, false, false
 	}
 	{
 		end, esc, msg := scanString(b, i+1)
 		if msg != "" {
-			return toks, false
+			return toks, false, false
 		}
 		toks = push(toks, typeKey, esc, i+1, end-1)
 		i = skipSpace(b, end)
 	}
 	if i >= n || b[i] != ':' {
-		return toks, false
+		return toks, false, false
 	}
 	i++
 	goto value
 }
 
 // push appends a token whose value ends with it (next is the token after it); the caller made
-// room (room). It writes the fields into the slice one by one: a tok literal appended was built
+// room. It writes the fields into the slice one by one: a tok literal appended was built
 // on the stack with narrow stores and copied with one 16-byte load that waited for them.
 func push(toks []tok, kind Type, esc bool, start, end int) []tok {
 	k := len(toks)
 	toks = toks[:k+1]
 	t := &toks[k]
 	t.kind, t.esc, t.start, t.end, t.next = kind, esc, int32(start), int32(end), int32(k+1)
-	return toks
-}
-
-// room makes room for two more tokens (a key and a scalar value).
-func room(toks []tok) []tok {
-	if cap(toks)-len(toks) < 2 {
-		toks = slices.Grow(toks, 64)
-	}
 	return toks
 }
 

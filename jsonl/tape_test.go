@@ -237,3 +237,31 @@ func BenchmarkDocParse(b *testing.B) {
 		}
 	})
 }
+
+// TestDocTooBig: past DocMaxValues tokens Parse stops and says so (TooBig), apart from a
+// refusal for the grammar; Check still calls the line valid.
+func TestDocTooBig(t *testing.T) {
+	defer func(n int) { DocMaxValues = n }(DocMaxValues)
+	DocMaxValues = 100
+	arr := func(n int) []byte { return []byte("[" + strings.Repeat("1,", n-1) + "1]") }
+	obj := func(n int) []byte { return []byte("{" + strings.Repeat(`"k":1,`, n-1) + `"k":1}`) }
+	var d Doc
+	for _, tc := range []struct {
+		in      []byte
+		ok, big bool
+	}{
+		{arr(50), true, false},
+		{arr(500), false, true},
+		{obj(40), true, false},
+		{obj(400), false, true},
+		{[]byte(`[1,,1]`), false, false},
+	} {
+		ok := d.Parse(tc.in)
+		if ok != tc.ok || d.TooBig() != tc.big {
+			t.Errorf("%.30s: Parse %v TooBig %v, want %v %v", tc.in, ok, d.TooBig(), tc.ok, tc.big)
+		}
+		if tc.big && Check(tc.in) != nil {
+			t.Errorf("%.30s: Check refuses it", tc.in)
+		}
+	}
+}
