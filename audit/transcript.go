@@ -570,16 +570,12 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 		s.add("jsonl.nul-bytes", l.Num, "", fmt.Sprintf("line %d holds %d NUL byte(s) (left by a crash or disk damage); the line cannot be read as JSON", l.Num, n), s.repairHint(""),
 			map[string]any{"nulBytes": n, "offset": l.Offset})
 		b = bytes.ReplaceAll(b, []byte{0}, nil)
-		if v, err := s.p.ParseBytes(b); err == nil {
-			s.lenient(v, l.Num)
-		}
+		s.lenient(b, l.Num)
 		return
 	case l.Has(jsonl.FlagInvalidUTF8):
 		s.add("jsonl.invalid-utf8", l.Num, "", fmt.Sprintf("line %d holds bytes that are not valid UTF-8; strict loaders reject the line", l.Num), "",
 			map[string]any{"offset": l.Offset})
-		if v, err := s.p.ParseBytes(b); err == nil {
-			s.lenient(v, l.Num)
-		}
+		s.lenient(b, l.Num)
 		return
 	}
 	// The verdict is the one grammar's (jsonl.Check, as repair and validate read it); fastjson
@@ -623,18 +619,14 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 		s.add("jsonl.malformed-line", l.Num, "", fmt.Sprintf("line %d holds %d entries separated by lone CR bytes instead of newlines; OpenClaw reads it as one broken line and skips all of them", l.Num, len(parts)), s.repairHint(""),
 			map[string]any{"loneCR": true, "objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
-			if v, err := s.p.ParseBytes(p); err == nil {
-				s.lenient(v, l.Num)
-			}
+			s.lenient(p, l.Num)
 		}
 		return
 	} else if len(parts) > 1 {
 		s.add("jsonl.concatenated", l.Num, "", fmt.Sprintf("line %d holds %d JSON objects glued together (a newline was lost between two appends); OpenClaw skips the whole line", l.Num, len(parts)), s.repairHint(""),
 			map[string]any{"objects": len(parts), "offset": l.Offset})
 		for _, p := range parts {
-			if v, err := s.p.ParseBytes(p); err == nil {
-				s.lenient(v, l.Num)
-			}
+			s.lenient(p, l.Num)
 		}
 		return
 	}
@@ -705,11 +697,19 @@ func preview(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// lenient handles a value fastjson read of a line the grammar refuses (NUL bytes taken out,
-// invalid UTF-8, glued objects): fastjson reads more than the grammar, and what it reads is
-// handed on as a Doc.
-func (s *scan) lenient(v *fastjson.Value, line int64) {
-	if s.x.doc.FromFastjson(v) {
+// lenient reads a line (or part of one) the grammar refused as a whole (NUL bytes taken out,
+// invalid UTF-8, glued objects). What the Doc reads it reads; what it refuses for the grammar
+// fastjson may still read (it accepts more), handed on as a Doc; a value too big for a Doc is
+// not read (its line already has a finding), so no tree of millions of values is built.
+func (s *scan) lenient(b []byte, line int64) {
+	if s.x.doc.Parse(b) {
+		s.value(s.x.doc.Root(), line)
+		return
+	}
+	if s.x.doc.TooBig() {
+		return
+	}
+	if v, err := s.p.ParseBytes(b); err == nil && s.x.doc.FromFastjson(v) {
 		s.value(s.x.doc.Root(), line)
 	}
 }

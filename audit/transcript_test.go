@@ -454,12 +454,19 @@ func TestLineOfManyValues(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		values int
+		nul    bool // a NUL byte in the line: read leniently, with the same limit
 		want   []string
 	}{
 		{values: 900},
 		{values: 5000, want: []string{"jsonl.line-too-long", "tree.dangling-parent"}},
+		{values: 900, nul: true, want: []string{"jsonl.nul-bytes"}},
+		{values: 5000, nul: true, want: []string{"jsonl.nul-bytes", "tree.dangling-parent"}},
 	} {
-		in := jl(hdr(), user("u1", "", "hi"), many(tc.values), asst("a1", "x1", "stop", text("yo")))
+		line := many(tc.values)
+		if tc.nul {
+			line = strings.Replace(line, `"blob"`, "\"bl\x00ob\"", 1)
+		}
+		in := jl(hdr(), user("u1", "", "hi"), line, asst("a1", "x1", "stop", text("yo")))
 		fs, _, err := audit.CheckTranscript(context.Background(), strings.NewReader(in), "many.jsonl", audit.Options{})
 		if err != nil {
 			t.Fatal(err)
