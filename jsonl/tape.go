@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"iter"
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -103,9 +102,8 @@ func (d *Doc) Parse(b []byte) bool {
 // builds a tree either.
 func (d *Doc) TooBig() bool { return d.big }
 
-// parse appends b's tokens to toks. They go to a local slice, which stays in registers:
-// appending to d.toks loaded and stored its header for every token (half of Parse's time).
-// big is set when it stops at DocMaxValues.
+// parse appends b's tokens to toks, a local slice (its header stays in registers). big is set
+// when it stops at DocMaxValues.
 func parse(b []byte, toks []tok) (_ []tok, ok, big bool) {
 	var small [32]int32
 	stack := small[:0] // the open containers' tokens
@@ -113,10 +111,9 @@ func parse(b []byte, toks []tok) (_ []tok, ok, big bool) {
 	i := 0
 value:
 	if cap(toks)-len(toks) < 2 {
-		if len(toks) >= DocMaxValues {
+		if toks, ok = grow(toks); !ok {
 			return toks, false, true
 		}
-		toks = slices.Grow(toks, 64)
 	}
 	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -212,10 +209,9 @@ after:
 	}
 key:
 	if cap(toks)-len(toks) < 2 {
-		if len(toks) >= DocMaxValues {
+		if toks, ok = grow(toks); !ok {
 			return toks, false, true
 		}
-		toks = slices.Grow(toks, 64)
 	}
 	if i >= n || b[i] != '"' {
 		return toks, false, false
@@ -233,6 +229,17 @@ key:
 	}
 	i++
 	goto value
+}
+
+// grow makes room for at least two more tokens, never past DocMaxValues+2 in all (doubling
+// past the limit would let one line's tape reach twice it); ok is false at the limit.
+func grow(toks []tok) (_ []tok, ok bool) {
+	if len(toks) >= DocMaxValues {
+		return toks, false
+	}
+	t := make([]tok, len(toks), min(max(2*cap(toks), 64), DocMaxValues+2))
+	copy(t, toks)
+	return t, true
 }
 
 // push appends a token whose value ends with it (next is the token after it); the caller made

@@ -263,5 +263,8 @@ func TestDocTooBig(t *testing.T) {
 		if tc.big && Check(tc.in) != nil {
 			t.Errorf("%.30s: Check refuses it", tc.in)
 		}
+		if cap(d.toks) > DocMaxValues+2 {
+			t.Errorf("%.30s: the tape grew to %d tokens, past the limit", tc.in, cap(d.toks))
+		}
 	}
 }
