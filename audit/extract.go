@@ -460,18 +460,16 @@ func (x *extractor) texts(c jsonl.Value) textInfo {
 			t.tailWS = false
 		}
 	}
-	{
-		switch c.Type() {
-		case jsonl.TypeString:
-			piece(c.GetStringBytes())
-		case jsonl.TypeArray:
-			for _, b := range c.Elems() {
-				switch string(b.GetStringBytes("type")) {
-				case "text", "input_text":
-					piece(b.GetStringBytes("text"))
-				case "image", "image_url", "input_image":
-					t.images++
-				}
+	switch c.Type() {
+	case jsonl.TypeString:
+		piece(c.GetStringBytes())
+	case jsonl.TypeArray:
+		for _, b := range c.Elems() {
+			switch string(b.GetStringBytes("type")) {
+			case "text", "input_text":
+				piece(b.GetStringBytes("text"))
+			case "image", "image_url", "input_image":
+				t.images++
 			}
 		}
 	}
