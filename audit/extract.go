@@ -112,7 +112,7 @@ func (x *extractor) line(l *jsonl.Line) rec {
 	}
 	var f entryFields
 	f.read(v)
-	typ := entryType(strOf(f.typ))
+	typ := entryType(f.typ.StringBytes())
 	if typ == "session" {
 		return rec{slow: true}
 	}
@@ -161,14 +161,6 @@ func (f *entryFields) read(v jsonl.Value) {
 	})
 }
 
-// strOf is v's string, as GetStringBytes gives it: nil when v is missing or not a string.
-func strOf(v jsonl.Value) []byte {
-	if v.Type() != jsonl.TypeString {
-		return nil
-	}
-	return v.GetStringBytes()
-}
-
 // entry reads one non-header entry.
 func (x *extractor) entry(v jsonl.Value, typ string, line int64) rec {
 	var f entryFields
@@ -180,16 +172,16 @@ func (x *extractor) entryOf(f *entryFields, typ string, line int64) rec {
 	r := rec{typ: typ, n: node{parentIdx: -1}, d: detail{line: line}}
 	r.calls[0], r.calls[1] = int32(len(x.o.calls)), int32(len(x.o.calls))
 	r.finds[0] = int32(len(x.o.finds))
-	idb := strOf(f.id)
+	idb := f.id.StringBytes()
 	r.n.key = x.key(idb)
 	r.id = x.o.put(idb)
 	r.rareID = r.n.key>>63 == 0 && r.n.key != 0 // not packed: keep the string for messages and the duplicate check
-	if pb := strOf(f.parentID); len(pb) > 0 {
+	if pb := f.parentID.StringBytes(); len(pb) > 0 {
 		r.pkey = x.key(pb)
 		r.parent = x.o.put(pb)
 		r.n.flags |= fHasParent
 	}
-	if string(strOf(f.appendMode)) == "side" {
+	if string(f.appendMode.StringBytes()) == "side" {
 		r.n.flags |= fSide
 	}
 	switch typ {
@@ -199,26 +191,26 @@ func (x *extractor) entryOf(f *entryFields, typ string, line int64) rec {
 	case "custom_message":
 		r.n.kind, r.n.role = kindCustomMessage, roleOther
 	case "branch_summary":
-		if len(strOf(f.summary)) > 0 {
+		if len(f.summary.StringBytes()) > 0 {
 			r.n.kind, r.n.role = kindBranchSummary, roleOther
 		}
 	case "compaction":
 		r.n.kind = kindCompaction
-		fk := strOf(f.firstKept)
+		fk := f.firstKept.StringBytes()
 		r.extra, r.d.extraKey = x.o.put(fk), x.key(fk)
 	case "custom":
-		if string(strOf(f.customType)) == "model-snapshot" {
+		if string(f.customType.StringBytes()) == "model-snapshot" {
 			r.n.kind = kindSnapshot
 			r.model = x.o.put([]byte(modelName(str(f.data, "provider"), str(f.data, "modelId"))))
 			r.d.ts = msTime(f.data.Get("timestamp"))
 		}
 	case "leaf":
 		r.n.kind = kindLeaf
-		t := strOf(f.targetID)
+		t := f.targetID.StringBytes()
 		r.extra, r.d.extraKey = x.o.put(t), x.key(t)
 	}
 	if r.d.ts == 0 {
-		if ts, ok := parseISO(strOf(f.timestamp)); ok {
+		if ts, ok := parseISO(f.timestamp.StringBytes()); ok {
 			r.d.ts = ts
 		}
 	}
@@ -288,7 +280,7 @@ func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
 	var role []byte
 	if m.Type() == jsonl.TypeObject {
 		f.read(m)
-		role = strOf(f.role)
+		role = f.role.StringBytes()
 	}
 	if len(role) == 0 {
 		r.n.role = roleOther
@@ -314,11 +306,11 @@ func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
 		}
 	case "assistant":
 		r.n.role = roleAssistant
-		stop := strOf(f.stopReason)
+		stop := f.stopReason.StringBytes()
 		if string(stop) == "error" || string(stop) == "aborted" {
 			r.n.flags |= fError
 		}
-		provider, model := strOf(f.provider), strOf(f.model)
+		provider, model := f.provider.StringBytes(), f.model.StringBytes()
 		if len(provider) > 0 || len(model) > 0 {
 			off := len(x.o.arena)
 			x.o.arena = append(append(append(x.o.arena, provider...), '/'), model...)
@@ -335,7 +327,7 @@ func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
 			r.n.flags |= fHasContent
 		}
 		if string(stop) == "error" {
-			msg := string(strOf(f.errorMessage))
+			msg := string(f.errorMessage.StringBytes())
 			r.extra = x.o.put([]byte(preview(msg, 300)))
 			if nblocks == 0 {
 				id := string(idb)
@@ -384,7 +376,7 @@ func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
 	case "toolResult", "tool":
 		r.n.role = roleToolResult
 		for _, v := range f.resultIDs {
-			if rid := bytesTrim(strOf(v)); len(rid) > 0 {
+			if rid := bytesTrim(v.StringBytes()); len(rid) > 0 {
 				r.extra, r.d.extraKey = x.o.put(rid), x.key(rid)
 				break
 			}
@@ -392,7 +384,7 @@ func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
 		if f.isError.Type() == jsonl.TypeTrue {
 			r.n.flags |= fResultErr
 		}
-		tool := strOf(f.toolName)
+		tool := f.toolName.StringBytes()
 		r.model = x.o.put(tool)
 		if string(tool) == "message" {
 			if mid := messageID(content); mid != nil {

@@ -99,7 +99,7 @@ var Rules = []Rule{
 	{"jsonl.invalid-utf8", Error, "a line holds bytes that are not valid UTF-8", "none needed by OpenClaw (Node reads the bytes as U+FFFD); repair keeps them byte for byte"},
 	{"jsonl.crlf", Warning, "lines end in CRLF or hold a stray CR (edited on Windows)", "CRLF line ends need nothing (repair keeps them); entries separated by lone CRs are split by clawdoctor repair FILE"},
 	{"jsonl.missing-final-newline", Warning, "the last line is complete but has no final newline; the next append is glued to it and both entries are lost", "clawdoctor repair FILE adds the newline"},
-	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line), or nested too deep, and was not checked", "raise --max-line to check a long line; a deep one needs nothing (OpenClaw reads it, repair keeps it)"},
+	{"jsonl.line-too-long", Warning, "a line is longer than the line cap (--max-line), nested too deep or holds more than 4M values, and was not checked", "raise --max-line to check a long line; a deep or many-valued one needs nothing (OpenClaw reads it, repair keeps it)"},
 	{"header.missing", Error, "line 1 is not a session header; OpenClaw's repair refuses the file and pi's loader writes a new header (dropping every entry before 2026.6.11)", "clawdoctor repair --synthesize-header FILE writes a header from the file name"},
 	{"header.invalid", Error, "the session header lacks a usable id, timestamp or cwd, or has an unsupported version", "fix the header by hand (id, timestamp, cwd, version 1–3)"},
 	{"header.duplicate", Error, "a second session header appears after line 1 (two transcripts appended into one file)", "split the file at the second header by hand"},

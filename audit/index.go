@@ -121,6 +121,9 @@ func newKeyMap(keyOf func(int32) uint64) *keyMap {
 // the CPU of a transcript of tiny entries). It only sizes empty shards.
 func (m *keyMap) reserve(n int) {
 	per := n/keyShards*4/3 + 1
+	if per <= 16 {
+		return // a small file: shards are made as ids reach them, 16 slots each
+	}
 	size := 16
 	for size < per {
 		size *= 2
