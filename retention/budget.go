@@ -154,10 +154,10 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			break
 		}
 		kind := "archive"
-		switch {
-		case IsStoreTemp(f.Name, s.in.StoreName):
+		switch c := s.fileClass(f); {
+		case c&classStoreTemp != 0:
 			kind = "stale store temp"
-		case !IsArchive(f.Name):
+		case c&classArchive == 0:
 			kind = "unreferenced session artifact"
 		}
 		step := "budget"
@@ -235,10 +235,11 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 }
 
 func (s *state) budgetRemovable(f File, refs map[string]bool, tempCut float64) bool {
-	if IsStoreTemp(f.Name, s.in.StoreName) {
+	c := s.fileClass(f)
+	if c&classStoreTemp != 0 {
 		return f.ModMs <= tempCut
 	}
-	return IsArchive(f.Name) || (!refs[f.Name] && isUnreferencedArtifactName(f.Name))
+	return c&classArchive != 0 || (c&classArtifact != 0 && !refs[f.Name])
 }
 
 // sweep is pruneUnreferencedSessionArtifacts: unreferenced transcripts, checkpoints and
@@ -266,13 +267,14 @@ func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 		if excluded(f.Name) {
 			continue
 		}
-		if IsStoreTemp(f.Name, s.in.StoreName) {
+		c := s.fileClass(f)
+		if c&classStoreTemp != 0 {
 			if f.ModMs <= tempCut {
 				queue = append(queue, f)
 			}
 			continue
 		}
-		if f.ModMs <= cut && !refs[f.Name] && isUnreferencedArtifactName(f.Name) {
+		if f.ModMs <= cut && c&classArtifact != 0 && !refs[f.Name] {
 			queue = append(queue, f)
 		}
 	}
@@ -285,7 +287,7 @@ func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 	removed := map[string]bool{}
 	for _, f := range queue {
 		why := fmt.Sprintf("unreferenced artifact not modified for %s (pruneAfter)", fmtDur(older))
-		if IsStoreTemp(f.Name, s.in.StoreName) {
+		if s.fileClass(f)&classStoreTemp != 0 {
 			why = "store temp older than 5 minutes"
 		} else if strings.Contains(f.Name, "/") {
 			why = "unreferenced skills prompt blob"

@@ -51,6 +51,8 @@ type File struct {
 	Name  string
 	Size  int64
 	ModMs float64 // mtime in ms since the epoch, with fractions as Node's stat gives them
+
+	class uint8 // classify(Name), set by the listing; 0: not yet known
 }
 
 func (f File) base() string {
@@ -648,7 +650,7 @@ func (s *state) archiveRemoved(p *Plan, before []*Entry, files []File) []File {
 			to := c + ".deleted." + stamp
 			s.addFile(FileAction{Path: c, Action: FileArchive, To: to, Bytes: files[i].Size, Step: "archive",
 				Reason: fmt.Sprintf("transcript of removed entry %s (%s)", e.Key, act)})
-			files[i].Name = to
+			files[i].Name, files[i].class = to, 0
 			byName[to] = i
 			delete(byName, c)
 			ptr, traj := trajectorySidecars(c)
