@@ -248,12 +248,17 @@ func splitObject(data []byte) ([]member, error) {
 	if !ok {
 		return nil, jsonobj.ErrNotObject
 	}
-	var out []member
-	seen := map[string]int{}
+	out := make([]member, 0, len(rows))
+	seen := make(map[string]int, len(rows)) // sized: 100,000 keys grew it by rehashing
 	for _, r := range rows {
-		key, err := memberKey(r.KeyTok)
-		if err != nil {
-			return nil, err
+		// Members decoded a key without escapes already; memberKey also decodes escapes and
+		// replaces invalid UTF-8 as JSON.parse does (a second copy of every key before)
+		key := r.Key
+		if key == "" || !utf8.ValidString(key) {
+			var err error
+			if key, err = memberKey(r.KeyTok); err != nil {
+				return nil, err
+			}
 		}
 		if at, dup := seen[key]; dup {
 			out[at].value = r.Value
@@ -330,6 +335,9 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 		if ents, err = ListDir(ctx, l.SessionsDir); err != nil {
 			return err
 		}
+	}
+	if len(l.names) == 0 {
+		l.names = make(map[string]int32, len(ents)) // sized: 200,000 names grew it by rehashing
 	}
 	for _, de := range ents {
 		l.names[de.Name] = -1

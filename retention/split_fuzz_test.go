@@ -12,7 +12,7 @@ import (
 // panic.
 func FuzzSplitObject(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, "{\n  \"a\": {\"b\": [1, \"}\", {\"c\": \"\\\"\"}]},\n  \"a\": 2\n}",
-		`{"k\"ey": "v\\", "e": [], "n": null, "t": true, "f": -1.5e3}`, `[]`, `{"a":`, `{"a" 1}`, `{"\u00e9": 1}`, ` {"x":"y"} `} {
+		`{"k\"ey": "v\\", "e": [], "n": null, "t": true, "f": -1.5e3}`, `[]`, `{"a":`, `{"a" 1}`, `{"\u00e9": 1}`, ` {"x":"y"} `, "{\"\xff\": 1, \"\": 2}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
