@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -339,6 +340,7 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 	if len(l.names) == 0 {
 		l.names = make(map[string]int32, len(ents)) // sized: 200,000 names grew it by rehashing
 	}
+	l.Input.Files = slices.Grow(l.Input.Files, len(ents))
 	for _, de := range ents {
 		l.names[de.Name] = -1
 		if !de.Regular {
