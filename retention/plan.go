@@ -210,9 +210,8 @@ type state struct {
 	opt     Options
 	nowMs   float64
 	entries []*Entry // the working store, in order; removed ones are nil
-	index   map[string]int
-	reason  map[string]string
-	action  map[string]string
+	action  []string // by entry index: the step that removed it, "" while kept
+	reason  []string // by entry index: why action
 	files   []FileAction
 	fileSet map[string]bool   // paths already decided (deleted or archived)
 	class   map[*Entry]string // protection reason, "" when not protected (computed once)
@@ -222,11 +221,9 @@ type state struct {
 }
 
 func (s *state) remove(i int, action, reason string) {
-	e := s.entries[i]
 	s.entries[i] = nil
-	if _, done := s.action[e.Key]; !done {
-		s.action[e.Key] = action
-		s.reason[e.Key] = reason
+	if s.action[i] == "" {
+		s.action[i], s.reason[i] = action, reason
 	}
 }
 
@@ -240,7 +237,15 @@ func (s *state) live() []int {
 	return out
 }
 
-func (s *state) count() int { return len(s.live()) }
+func (s *state) count() int {
+	n := 0
+	for _, e := range s.entries {
+		if e != nil {
+			n++
+		}
+	}
+	return n
+}
 
 // preserved is preserveKeys.has(key) || protected. Only the --active-key is a preserve key
 // offline (store.md §3.2).
@@ -290,7 +295,7 @@ func Make(in *Input, opt Options) *Plan {
 		mode = "enforce"
 	}
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
-		index: make(map[string]int, len(in.Entries)), reason: make(map[string]string, len(in.Entries)), action: make(map[string]string, len(in.Entries)),
+		reason: make([]string, len(in.Entries)), action: make([]string, len(in.Entries)),
 		fileSet: map[string]bool{}, sizes: make(map[string]int64, len(in.Files)+len(in.Blobs)),
 		class: make(map[*Entry]string, len(in.Entries)), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
 	// The planner points at the input's entries: it never writes an Entry (a removed one is a
@@ -299,7 +304,6 @@ func Make(in *Input, opt Options) *Plan {
 	s.entries = make([]*Entry, len(in.Entries))
 	for i := range in.Entries {
 		s.entries[i] = &in.Entries[i]
-		s.index[in.Entries[i].Key] = i
 	}
 	for _, f := range in.Files {
 		s.sizes[f.Name] = f.Size
@@ -437,7 +441,7 @@ func Make(in *Input, opt Options) *Plan {
 	// excluded from the sweep (entryCleanupArtifactPaths).
 	entryArtifacts := make(map[string]bool, len(in.Entries))
 	for i, e := range before {
-		if staleOrCapped[e.Key] || s.action[e.Key] == ActRetireDMScope {
+		if staleOrCapped[e.Key] || s.action[i] == ActRetireDMScope {
 			for _, a := range s.artifacts(i, e) {
 				entryArtifacts[a] = true
 			}
@@ -480,11 +484,11 @@ func Make(in *Input, opt Options) *Plan {
 		(sum.DiskBudget != nil && (sum.DiskBudget.RemovedEntries > 0 || sum.DiskBudget.RemovedFiles > 0))
 
 	p.Actions = make([]EntryAction, 0, len(before)) // one per entry: growing it allocated 2.5x
-	for _, e := range before {
+	for i, e := range before {
 		a := EntryAction{Key: e.Key, SessionID: e.SessionID, Action: ActKeep,
 			UpdatedAt: e.UpdatedAt, HasUpdatedAt: e.HasUpdatedAt, Label: e.Label, Model: e.Model, Flags: e.Flags}
-		if act, ok := s.action[e.Key]; ok {
-			a.Action, a.Reason = act, s.reason[e.Key]
+		if act := s.action[i]; act != "" {
+			a.Action, a.Reason = act, s.reason[i]
 		} else {
 			a.Reason = s.keepReason(e)
 		}
@@ -632,8 +636,8 @@ func (s *state) archiveRemoved(p *Plan, before []*Entry, files []File) []File {
 	}
 	stamp := ArchiveStamp(s.opt.Now)
 	done := map[string]bool{}
-	for _, e := range before {
-		act := s.action[e.Key]
+	for i, e := range before {
+		act := s.action[i]
 		if act == "" || act == ActEvictBudget || e.SessionID == "" || stillUsed[e.SessionID] || done[e.SessionID] {
 			continue
 		}
