@@ -271,7 +271,15 @@ func scanString(b []byte, i int) (int, bool, string) {
 	n := len(b)
 	esc := false
 	for {
-		run := 0
+		var run int
+		// most strings of an entry are short (keys, ids, roles): one word first
+		if i+8 <= n {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			i += 8
+		}
 		for i+16 <= n {
 			mx := special(binary.LittleEndian.Uint64(b[i:]))
 			my := special(binary.LittleEndian.Uint64(b[i+8:]))
