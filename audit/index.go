@@ -118,7 +118,8 @@ func newKeyMap(keyOf func(int32) uint64) *keyMap {
 
 // reserve sizes the shards for n keys, so that a big transcript's index does not grow by
 // doubling as it is read (the rehashing moved every slot of the table once more: a twentieth of
-// the CPU of a transcript of tiny entries). It only sizes empty shards.
+// the CPU of a transcript of tiny entries). It only sizes empty shards. A big table is one
+// block (tableBlock): the ids' slots are read at random, and a block can be held in huge pages.
 func (m *keyMap) reserve(n int) {
 	per := n/keyShards*4/3 + 1
 	if per <= 16 {
@@ -128,9 +129,10 @@ func (m *keyMap) reserve(n int) {
 	for size < per {
 		size *= 2
 	}
+	block := tableBlock(size * keyShards)
 	for k := range m.shards {
 		if sh := &m.shards[k]; len(sh.slots) == 0 {
-			sh.slots = make([]uint64, size)
+			sh.slots = block[k*size : (k+1)*size : (k+1)*size]
 		}
 	}
 }

@@ -2,7 +2,9 @@ package audit
 
 import (
 	"hash/maphash"
+	"runtime"
 	"testing"
+	"unsafe"
 )
 
 // TestIdKeyPacks: exactly the ids of 8 lowercase hex digits are packed (and unpack to
@@ -35,5 +37,61 @@ func BenchmarkIdKey(b *testing.B) {
 	}
 	if sum == 1 {
 		b.Log(sum)
+	}
+}
+
+// TestIDEstimate: the id index is sized from the first batch's lines, a little over the
+// stream's lines at that size, and never past maxReserve.
+func TestIDEstimate(t *testing.T) {
+	for _, c := range []struct {
+		size         int64
+		bytes, lines int
+		want         int
+	}{
+		{0, 4 << 20, 1000, 0},                   // unknown size
+		{1 << 30, 0, 0, 0},                      // no line
+		{1 << 30, 235 * 1000, 1000, 5_118_472},  // the bench's tiny shape: 4.5M lines
+		{4 << 30, 2047 * 1000, 1000, 2_359_296}, // 2 KiB entries: 2.1M lines
+		{16 << 30, 235 * 1000, 1000, maxReserve},
+		{1 << 20, 99 * 100, 100, 11_795},
+	} {
+		if got := idEstimate(c.size, c.bytes, c.lines); got != c.want {
+			t.Errorf("idEstimate(%d, %d, %d) = %d, want %d", c.size, c.bytes, c.lines, got, c.want)
+		}
+	}
+}
+
+// TestReserveBlock: a reserved index is one block split in shards of one size (on Linux
+// starting on a huge page), and keys inserted into it are found; a shard that outgrows its
+// part of the block grows on its own.
+func TestReserveBlock(t *testing.T) {
+	var keys []uint64
+	m := newKeyMap(func(v int32) uint64 { return keys[v] })
+	m.reserve(1 << 20)
+	size := len(m.shards[0].slots)
+	if size != 32768 {
+		t.Fatalf("shard size %d, want 32768", size)
+	}
+	for k := 1; k < keyShards; k++ {
+		if len(m.shards[k].slots) != size || uintptr(unsafe.Pointer(&m.shards[k].slots[0])) != uintptr(unsafe.Pointer(&m.shards[k-1].slots[0]))+uintptr(size)*8 {
+			t.Fatalf("shard %d is not the block's part after shard %d", k, k-1)
+		}
+	}
+	if runtime.GOOS == "linux" && uintptr(unsafe.Pointer(&m.shards[0].slots[0]))%hugePage != 0 {
+		t.Errorf("the block does not start on a huge page")
+	}
+	for i := range 3 << 20 { // past the reserve: shards grow
+		keys = append(keys, uint64(i)*0x9e3779b97f4a7c15|1<<63)
+		if _, had := m.set(keys[i], int32(i)); had {
+			t.Fatalf("key %d already there", i)
+		}
+	}
+	for i, k := range keys {
+		if v, ok := m.get(k); !ok || v != int32(i) {
+			t.Fatalf("get(key %d) = %d, %v", i, v, ok)
+		}
+	}
+	if len(m.shards[0].slots) <= size {
+		t.Errorf("shard 0 did not grow past the block (%d slots)", len(m.shards[0].slots))
 	}
 }

@@ -432,6 +432,23 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 	}
 }
 
+// idEstimate is how many ids a stream of size bytes is sized for, from its first batch (lines
+// of bytes in all): the id index is then made once at its final size. Grown by doubling, a
+// table of millions of ids was rehashed as it filled and ran at its highest load before each
+// doubling. At most maxReserve ids (past them it grows as before): a first batch of small
+// lines in a file of big ones must not size a table for ids that never come.
+func idEstimate(size int64, bytes, lines int) int {
+	if size <= 0 || lines == 0 {
+		return 0
+	}
+	per := int64(bytes/lines + 1) // + the newline
+	return int(min(size/per+size/per/8, maxReserve))
+}
+
+// maxReserve is the most ids idEstimate sizes for: 8M ids, a 128 MiB table, the size the
+// 16 GiB transcript of 8M entries of issue 14 reached anyway.
+const maxReserve = 8 << 20
+
 // parallelMin is the stream size from which a scan extracts its lines on every core. Smaller
 // files (a state dir's sessions) are scanned one per core instead, each with its reader.
 var parallelMin int64 = 32 << 20
@@ -467,12 +484,13 @@ func (s *scan) read(r io.Reader) error {
 			go extractBatches(s.seed, work)
 		}
 	}
-	// ids are at most one per 256 bytes on the smallest entries seen (the bench's tiny shape is
-	// 236 bytes a line); past 2M ids the table grows as before (2M is a 32 MiB table, the size
-	// a 4 GiB transcript of 2M entries reaches anyway)
-	s.ids.reserve(int(min(s.sizeHint/256, 2<<20)))
 	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, work, free, done)
+	first := true
 	for b := range out {
+		if first {
+			first = false
+			s.ids.reserve(idEstimate(s.sizeHint, len(b.buf), len(b.lines)))
+		}
 		if work != nil {
 			<-b.ready
 			for i := range b.lines {
