@@ -127,7 +127,7 @@ type entryFields struct {
 }
 
 func (f *entryFields) read(v jsonl.Value) {
-	v.Visit(func(k []byte, v jsonl.Value) {
+	for k, v := range v.Members() {
 		var p *jsonl.Value
 		switch string(k) {
 		case "type":
@@ -153,12 +153,12 @@ func (f *entryFields) read(v jsonl.Value) {
 		case "timestamp":
 			p = &f.timestamp
 		default:
-			return
+			continue
 		}
 		if !p.Exists() {
 			*p = v
 		}
-	})
+	}
 }
 
 // entry reads one non-header entry.
@@ -229,7 +229,7 @@ type messageFields struct {
 var resultIDKeys = [6]string{"toolCallId", "toolUseId", "tool_call_id", "tool_use_id", "callId", "call_id"}
 
 func (f *messageFields) read(m jsonl.Value) {
-	m.Visit(func(k []byte, v jsonl.Value) {
+	for k, v := range m.Members() {
 		var p *jsonl.Value
 		switch string(k) {
 		case "role":
@@ -267,12 +267,12 @@ func (f *messageFields) read(m jsonl.Value) {
 		case resultIDKeys[5]:
 			p = &f.resultIDs[5]
 		default:
-			return
+			continue
 		}
 		if !p.Exists() {
 			*p = v
 		}
-	})
+	}
 }
 
 func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {

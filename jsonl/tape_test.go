@@ -16,11 +16,23 @@ func dumpDoc(w *bytes.Buffer, v Value) {
 	switch v.Type() {
 	case TypeObject:
 		w.WriteByte('{')
+		var visited []string
 		v.Visit(func(k []byte, e Value) {
 			fmt.Fprintf(w, "%q:", k)
 			dumpDoc(w, e)
 			w.WriteByte(',')
+			visited = append(visited, fmt.Sprintf("%q@%d", k, e.i))
 		})
+		i := 0
+		for k, e := range v.Members() { // the iterator yields what Visit visits
+			if i >= len(visited) || fmt.Sprintf("%q@%d", k, e.i) != visited[i] {
+				w.WriteString("MEMBERS DIFFER FROM VISIT")
+			}
+			i++
+		}
+		if i != len(visited) {
+			w.WriteString("MEMBERS DIFFER FROM VISIT")
+		}
 		w.WriteByte('}')
 	case TypeArray:
 		fmt.Fprintf(w, "[%d:", v.Len())
