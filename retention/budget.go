@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,16 +21,43 @@ func (s *state) projectedStoreBytes() int64 {
 
 // removeForBudget simulates removeFileForBudget: each path once, sized from the listing.
 func (s *state) removeForBudget(path, step, reason string, removed map[string]bool) int64 {
-	if s.fileSet[path] {
+	size, ok := s.sizes[path]
+	if !ok {
 		return 0
 	}
-	size, ok := s.sizes[path]
-	if !ok || size <= 0 {
+	return s.removeFileForBudget(path, size, step, reason, removed)
+}
+
+// removeFileForBudget is removeForBudget of a listed file of that size (its entry in s.sizes:
+// the listing's size), without looking the size up again.
+func (s *state) removeFileForBudget(path string, size int64, step, reason string, removed map[string]bool) int64 {
+	if size <= 0 || s.fileSet[path] {
 		return 0
 	}
 	s.addFile(FileAction{Path: path, Action: FileDelete, Bytes: size, Step: step, Reason: reason})
 	removed[path] = true
 	return size
+}
+
+// sortByModMs returns files in the order a stable sort by ModMs (less) puts them,
+// sorting their positions instead: a stable sort moved the 48-byte files about (a tenth of a
+// budget plan's serial time on 200,000 files); ties keep the files' order.
+func sortByModMs(files []File) []File {
+	pos := make([]int32, len(files))
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	slices.SortFunc(pos, func(a, b int32) int {
+		if c := less(files[a].ModMs, files[b].ModMs); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	out := make([]File, len(files))
+	for i, p := range pos {
+		out[i] = files[p]
+	}
+	return out
 }
 
 func (s *state) promptRefCounts() map[string]int {
@@ -70,9 +98,6 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		return nil
 	}
 	maxB, hw := *st.MaxDiskBytes, *st.HighWaterBytes
-	for _, f := range files {
-		s.sizes[f.Name] = f.Size
-	}
 	var total, storeSize int64
 	for _, f := range files {
 		total += f.Size
@@ -130,12 +155,11 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			blobs = append(blobs, f)
 		}
 	}
-	slices.SortStableFunc(blobs, byModMs)
-	for _, f := range blobs {
+	for _, f := range sortByModMs(blobs) {
 		if total <= hw {
 			break
 		}
-		if n := s.removeForBudget(f.Name, "budget", tier1, removed); n > 0 {
+		if n := s.removeFileForBudget(f.Name, f.Size, "budget", tier1, removed); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++
@@ -148,8 +172,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			queue = append(queue, f)
 		}
 	}
-	slices.SortStableFunc(queue, byModMs)
-	for _, f := range queue {
+	for _, f := range sortByModMs(queue) {
 		if total <= hw {
 			break
 		}
@@ -164,7 +187,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		if kind == "unreferenced session artifact" {
 			step = stepBudgetOrphan
 		}
-		if n := s.removeForBudget(f.Name, step, tier2[kind], removed); n > 0 {
+		if n := s.removeFileForBudget(f.Name, f.Size, step, tier2[kind], removed); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++
@@ -179,7 +202,12 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			}
 		}
 		live := s.live()
-		slices.SortStableFunc(live, func(a, c int) int { return less(budgetTime(s.entries[a]), budgetTime(s.entries[c])) })
+		slices.SortFunc(live, func(a, c int) int { // live is ascending: ties keep that order, as a stable sort would
+			if r := less(budgetTime(s.entries[a]), budgetTime(s.entries[c])); r != 0 {
+				return r
+			}
+			return cmp.Compare(a, c)
+		})
 		for _, i := range live {
 			if total <= hw {
 				break
@@ -283,16 +311,16 @@ func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 			queue = append(queue, f)
 		}
 	}
-	slices.SortStableFunc(queue, byModMs)
 	removed := map[string]bool{}
-	for _, f := range queue {
-		why := fmt.Sprintf("unreferenced artifact not modified for %s (pruneAfter)", fmtDur(older))
+	stale := fmt.Sprintf("unreferenced artifact not modified for %s (pruneAfter)", fmtDur(older))
+	for _, f := range sortByModMs(queue) {
+		why := stale
 		if s.fileClass(f)&classStoreTemp != 0 {
 			why = "store temp older than 5 minutes"
 		} else if strings.Contains(f.Name, "/") {
 			why = "unreferenced skills prompt blob"
 		}
-		if n := s.removeForBudget(f.Name, "sweep", why, removed); n > 0 {
+		if n := s.removeFileForBudget(f.Name, f.Size, "sweep", why, removed); n > 0 {
 			a.RemovedFiles++
 			a.FreedBytes += n
 		}

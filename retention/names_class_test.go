@@ -1,7 +1,10 @@
 package retention
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,6 +63,23 @@ func TestIsSafeSessionID(t *testing.T) {
 	for _, id := range ids {
 		if got, want := isSafeSessionID(id), old(id); got != want {
 			t.Errorf("isSafeSessionID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestSortByModMs: the files come out in the order a stable sort by ModMs gives, ties (many
+// here) in their order before.
+func TestSortByModMs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 19, 20, 21, 1000, 50_000} {
+		files := make([]File, n)
+		for i := range files {
+			files[i] = File{Name: fmt.Sprint(i), ModMs: float64(rng.IntN(max(n/7, 1))) + 0.5*float64(rng.IntN(2))}
+		}
+		want := slices.Clone(files)
+		slices.SortStableFunc(want, func(a, b File) int { return less(a.ModMs, b.ModMs) })
+		if got := sortByModMs(files); !slices.Equal(got, want) {
+			t.Errorf("%d files: order differs from the stable sort", n)
 		}
 	}
 }

@@ -6,6 +6,7 @@
 package retention
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -427,7 +428,12 @@ func Make(in *Input, opt Options) *Plan {
 		}
 		if len(removable) > slots {
 			sorted := slices.Clone(removable)
-			slices.SortStableFunc(sorted, func(a, b int) int { return less(capTime(s.entries[b]), capTime(s.entries[a])) })
+			slices.SortFunc(sorted, func(a, b int) int { // sorted is ascending: ties keep that order, as a stable sort would
+				if r := less(capTime(s.entries[b]), capTime(s.entries[a])); r != 0 {
+					return r
+				}
+				return cmp.Compare(a, b)
+			})
 			for _, i := range sorted[slots:] {
 				e := s.entries[i]
 				s.remove(i, ActCapOverflow, fmt.Sprintf("over maxEntries %d: %d protected/preserved, %d newest of %d others kept", st.MaxEntries, protectedCount, slots, len(removable)))
@@ -525,7 +531,6 @@ func less(a, b float64) int {
 	return 0
 }
 
-func byModMs(a, b File) int { return less(a.ModMs, b.ModMs) }
 
 func olderThan(ms int64) int64 {
 	if ms > 0 {
@@ -658,6 +663,7 @@ func (s *state) archiveRemoved(p *Plan, before []*Entry, files []File) []File {
 			s.addFile(FileAction{Path: c, Action: FileArchive, To: to, Bytes: files[i].Size, Step: "archive",
 				Reason: fmt.Sprintf("transcript of removed entry %s (%s)", e.Key, act)})
 			files[i].Name, files[i].class = to, 0
+			s.sizes[to] = files[i].Size // the budget reads the renamed file's size
 			byName[to] = i
 			delete(byName, c)
 			ptr, traj := trajectorySidecars(c)
