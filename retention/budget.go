@@ -216,7 +216,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 			if s.active != "" && strings.ToLower(e.Key) == s.active {
 				continue
 			}
-			if ok, _ := s.preserved(e); ok {
+			if ok, _ := s.preserved(i); ok {
 				continue
 			}
 			prev := projected

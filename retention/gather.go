@@ -160,11 +160,16 @@ func gather(ctx context.Context, storePath, agentID string, opt GatherOptions, p
 			return nil, fmt.Errorf("%s:%v: %w", abs, err, ErrCorruptStore)
 		}
 	}
-	if err := <-listed; err != nil {
+	// The rows are read while the listing ends (its last steps are one goroutine's), and
+	// only their transcripts and checkpoints are looked up in it after.
+	ents, cps, status, err := l.entries(ctx, members)
+	if lerr := <-listed; lerr != nil {
+		return nil, lerr
+	}
+	if err != nil {
 		return nil, err
 	}
-	ents, status, err := l.entries(ctx, members)
-	if err != nil {
+	if err := l.resolveAll(ctx, ents, cps, status); err != nil {
 		return nil, err
 	}
 	for i, st := range status {
@@ -193,34 +198,57 @@ const (
 	rowTooDeep // nested deeper than fastjson reads
 )
 
-// entries reads every member into a planner entry, one worker per core over chunks of rows
-// (a row only reads the listing, the store and its own files): on the 100,000-row store of
-// issue 14 this was the longest serial step of the plan.
-func (l *Loaded) entries(ctx context.Context, members []member) ([]Entry, []uint8, error) {
+// entries reads every member into a planner entry (all but what resolve adds from the
+// listing; cps are the checkpoint files each names), one worker per core over chunks of rows
+// (a row only reads the store and its own files): on the 100,000-row store of issue 14 this
+// was the longest serial step of the plan.
+func (l *Loaded) entries(ctx context.Context, members []member) ([]Entry, [][]string, []uint8, error) {
 	ents := make([]Entry, len(members))
+	cps := make([][]string, len(members))
 	status := make([]uint8, len(members))
+	err := chunked(ctx, len(members), func() func(i int) {
+		var p fastjson.Parser
+		return func(i int) {
+			m := members[i]
+			ents[i], cps[i], status[i] = l.entry(&p, m.key, m.keyTok, m.value)
+		}
+	})
+	return ents, cps, status, err
+}
+
+// resolveAll finds the transcript and checkpoints of each kept entry in the listing.
+func (l *Loaded) resolveAll(ctx context.Context, ents []Entry, cps [][]string, status []uint8) error {
+	return chunked(ctx, len(ents), func() func(i int) {
+		return func(i int) {
+			if status[i] == rowKept {
+				l.resolve(cps[i], &ents[i])
+			}
+		}
+	})
+}
+
+// chunked calls the function each worker's mk makes for every index below n, one worker per
+// core (at most 4) over chunks of 1,024 indexes.
+func chunked(ctx context.Context, n int, mk func() func(i int)) error {
 	const chunk = 1024
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), 4, len(members)/chunk+1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var p fastjson.Parser
+	for range min(runtime.GOMAXPROCS(0), 4, n/chunk+1) {
+		wg.Go(func() {
+			f := mk()
 			for ctx.Err() == nil {
 				lo := int(next.Add(chunk)) - chunk
-				if lo >= len(members) {
+				if lo >= n {
 					return
 				}
-				for i := lo; i < min(lo+chunk, len(members)); i++ {
-					m := members[i]
-					ents[i], status[i] = l.entry(&p, m.key, m.keyTok, m.value)
+				for i := lo; i < min(lo+chunk, n); i++ {
+					f(i)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	return ents, status, ctx.Err()
+	return ctx.Err()
 }
 
 type member struct {
@@ -464,14 +492,14 @@ func fstr(v *fastjson.Value) (string, bool) {
 // entry applies the load-time normalization of store-entry-shape.ts and the migrations, and
 // computes everything the planner needs for one row. Rows that normalization leaves alone
 // (all rows OpenClaw itself wrote) take a fast path: their size comes from the raw bytes.
-func (l *Loaded) entry(parser *fastjson.Parser, key string, keyTok []byte, raw json.RawMessage) (Entry, uint8) {
+func (l *Loaded) entry(parser *fastjson.Parser, key string, keyTok []byte, raw json.RawMessage) (Entry, []string, uint8) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return Entry{}, rowDropped
+		return Entry{}, nil, rowDropped
 	}
 	v, err := parser.ParseBytes(raw)
 	if err != nil {
 		// raw is valid JSON (splitObject checked): fastjson only stops at 300 levels.
-		return Entry{}, rowTooDeep
+		return Entry{}, nil, rowTooDeep
 	}
 	obj, _ := v.Object()
 	var r rawEntry
@@ -486,7 +514,7 @@ func (l *Loaded) entry(parser *fastjson.Parser, key string, keyTok []byte, raw j
 	rawID, _ := fstr(r.SessionID)
 	if r.SessionID != nil {
 		if r.SessionID.Type() != fastjson.TypeString || !isSafeSessionID(rawID) {
-			return Entry{}, rowDropped
+			return Entry{}, nil, rowDropped
 		}
 		t := strings.TrimSpace(rawID)
 		if _, ok := ValidSessionID(t); !ok && sessionFile == "" {
@@ -536,15 +564,15 @@ func (l *Loaded) entry(parser *fastjson.Parser, key string, keyTok []byte, raw j
 			}
 		}
 	}
-	l.resolve(checkpoints, &e)
+	// l.resolve(checkpoints, &e) is left to resolveAll, once the listing is read
 	delivery, _ := deliveryDelta(obj)
 	if !rewrite && canonical(raw) {
 		e.ChunkBytes = int64(2+len(keyTok)+2) + int64(len(raw)) + int64(delivery)
-		return e, rowKept
+		return e, checkpoints, rowKept
 	}
 	o, err := jsonobj.Parse(raw)
 	if err != nil {
-		return Entry{}, rowDropped
+		return Entry{}, nil, rowDropped
 	}
 	if r.SessionFile != nil && !hasFile {
 		o.Delete("sessionFile")
@@ -566,7 +594,7 @@ func (l *Loaded) entry(parser *fastjson.Parser, key string, keyTok []byte, raw j
 	if js, err := single.MarshalJS("  "); err == nil {
 		e.ChunkBytes = int64(len(js)) - 4 + int64(delivery)
 	}
-	return e, rowKept
+	return e, checkpoints, rowKept
 }
 
 func utf16Len(s string) int {

@@ -9,9 +9,11 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -214,8 +216,8 @@ type state struct {
 	action  []string // by entry index: the step that removed it, "" while kept
 	reason  []string // by entry index: why action
 	files   []FileAction
-	fileSet map[string]bool   // paths already decided (deleted or archived)
-	class   map[*Entry]string // protection reason, "" when not protected (computed once)
+	fileSet map[string]bool // paths already decided (deleted or archived)
+	protect []string        // by entry index: its protection reason, "" when not protected
 	sizes   map[string]int64
 	active  string
 	arts    [][]string // artifactPaths by entry index, filled by artifacts
@@ -250,18 +252,35 @@ func (s *state) count() int {
 
 // preserved is preserveKeys.has(key) || protected. Only the --active-key is a preserve key
 // offline (store.md §3.2).
-func (s *state) preserved(e *Entry) (bool, string) {
-	if s.active != "" && e.Key == s.active {
+func (s *state) preserved(i int) (bool, string) {
+	if s.active != "" && s.in.Entries[i].Key == s.active {
 		return true, "active key (--active-key)"
 	}
-	why, ok := s.class[e]
-	if !ok {
-		if c, w := Classify(e.Key, e.ChatType); c == Protected {
-			why = "protected: " + w
-		}
-		s.class[e] = why
-	}
+	why := s.protect[i]
 	return why != "", why
+}
+
+// protections is each entry's protection reason ("" when not protected), classified on every
+// core: the key patterns are regexps, and classifying 100,000 entries one by one was a tenth
+// of a budget plan's serial time.
+func protections(es []Entry) []string {
+	out := make([]string, len(es))
+	parts := 1
+	if len(es) >= 4096 {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			for i := p * len(es) / parts; i < (p+1)*len(es)/parts; i++ {
+				if c, w := Classify(es[i].Key, es[i].ChatType); c == Protected {
+					out[i] = "protected: " + w
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 func fmtAge(nowMs, t float64) string {
@@ -298,7 +317,7 @@ func Make(in *Input, opt Options) *Plan {
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
 		reason: make([]string, len(in.Entries)), action: make([]string, len(in.Entries)),
 		fileSet: map[string]bool{}, sizes: make(map[string]int64, len(in.Files)+len(in.Blobs)),
-		class: make(map[*Entry]string, len(in.Entries)), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
+		protect: protections(in.Entries), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
 	// The planner points at the input's entries: it never writes an Entry (a removed one is a
 	// nil pointer in s.entries), and a copy was 25 MB of 100,000 rows for the collector to
 	// scan while the plan's maps grow (a budget plan runs at its memory limit).
@@ -402,7 +421,7 @@ func Make(in *Input, opt Options) *Plan {
 		staleTail := " ago is older than pruneAfter " + fmtDur(st.PruneAfterMs)
 		for _, i := range s.live() {
 			e := s.entries[i]
-			if ok, _ := s.preserved(e); ok {
+			if ok, _ := s.preserved(i); ok {
 				continue
 			}
 			if e.HasUpdatedAt && e.UpdatedAt < cut {
@@ -416,7 +435,7 @@ func Make(in *Input, opt Options) *Plan {
 		var removable []int
 		protectedCount := 0
 		for _, i := range live {
-			if ok, _ := s.preserved(s.entries[i]); ok {
+			if ok, _ := s.preserved(i); ok {
 				protectedCount++
 			} else {
 				removable = append(removable, i)
@@ -496,7 +515,7 @@ func Make(in *Input, opt Options) *Plan {
 		if act := s.action[i]; act != "" {
 			a.Action, a.Reason = act, s.reason[i]
 		} else {
-			a.Reason = s.keepReason(e)
+			a.Reason = s.keepReason(i, e)
 		}
 		p.Actions = append(p.Actions, a)
 	}
@@ -531,7 +550,6 @@ func less(a, b float64) int {
 	return 0
 }
 
-
 func olderThan(ms int64) int64 {
 	if ms > 0 {
 		return ms
@@ -553,8 +571,8 @@ func budgetTime(e *Entry) float64 {
 	return e.UpdatedAt
 }
 
-func (s *state) keepReason(e *Entry) string {
-	if ok, why := s.preserved(e); ok {
+func (s *state) keepReason(i int, e *Entry) string {
+	if ok, why := s.preserved(i); ok {
 		return why
 	}
 	st := s.opt.Settings
