@@ -20,22 +20,22 @@ func (s *state) projectedStoreBytes() int64 {
 }
 
 // removeForBudget simulates removeFileForBudget: each path once, sized from the listing.
-func (s *state) removeForBudget(path, step, reason string, removed map[string]bool) int64 {
+func (s *state) removeForBudget(path, step, reason string) int64 {
 	size, ok := s.sizes[path]
 	if !ok {
 		return 0
 	}
-	return s.removeFileForBudget(path, size, step, reason, removed)
+	return s.removeFileForBudget(path, size, step, reason)
 }
 
 // removeFileForBudget is removeForBudget of a listed file of that size (its entry in s.sizes:
 // the listing's size), without looking the size up again.
-func (s *state) removeFileForBudget(path string, size int64, step, reason string, removed map[string]bool) int64 {
+// A removed file is in s.fileSet: a later step (the sweep) that meets it again removes nothing.
+func (s *state) removeFileForBudget(path string, size int64, step, reason string) int64 {
 	if size <= 0 || s.fileSet[path] {
 		return 0
 	}
 	s.addFile(FileAction{Path: path, Action: FileDelete, Bytes: size, Step: step, Reason: reason})
-	removed[path] = true
 	return size
 }
 
@@ -92,7 +92,7 @@ func blobRemovable(f File, refs map[string]int, blobCut, tempCut float64) bool {
 // budget is enforceSessionDiskBudget in simulation: tier 1 unreferenced prompt blobs,
 // tier 2 archives and unreferenced artifacts oldest first, tier 3 oldest unprotected entries,
 // each until the total is at or below highWaterBytes.
-func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Budget {
+func (s *state) budget(files []File, warnOnly bool) *Budget {
 	st := s.opt.Settings
 	if st.MaxDiskBytes == nil || st.HighWaterBytes == nil {
 		return nil
@@ -159,7 +159,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		if total <= hw {
 			break
 		}
-		if n := s.removeFileForBudget(f.Name, f.Size, "budget", tier1, removed); n > 0 {
+		if n := s.removeFileForBudget(f.Name, f.Size, "budget", tier1); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++
@@ -187,7 +187,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 		if kind == "unreferenced session artifact" {
 			step = stepBudgetOrphan
 		}
-		if n := s.removeFileForBudget(f.Name, f.Size, step, tier2[kind], removed); n > 0 {
+		if n := s.removeFileForBudget(f.Name, f.Size, step, tier2[kind]); n > 0 {
 			total -= n
 			b.FreedBytes += n
 			b.RemovedFiles++
@@ -233,7 +233,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 					if v := virtual[e.PromptHash]; v > 0 {
 						total -= v
 					} else if f, ok := existingBlobs[e.PromptHash]; ok && blobRemovable(f, refCounts, blobCut, tempCut) {
-						if n := s.removeForBudget(f.Name, "budget", "skills prompt blob of evicted entry "+e.Key, removed); n > 0 {
+						if n := s.removeForBudget(f.Name, "budget", "skills prompt blob of evicted entry "+e.Key); n > 0 {
 							total -= n
 							b.FreedBytes += n
 							b.RemovedFiles++
@@ -250,7 +250,7 @@ func (s *state) budget(files []File, warnOnly bool, removed map[string]bool) *Bu
 				continue
 			}
 			for _, a := range s.artifacts(i, e) {
-				if n := s.removeForBudget(a, "budget", "transcript or sidecar of budget-evicted entry "+e.Key, removed); n > 0 {
+				if n := s.removeForBudget(a, "budget", "transcript or sidecar of budget-evicted entry "+e.Key); n > 0 {
 					total -= n
 					b.FreedBytes += n
 					b.RemovedFiles++
@@ -275,6 +275,9 @@ func (s *state) budgetRemovable(f File, refs map[string]bool, tempCut float64) b
 // unreferenced prompt blobs, oldest first.
 func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 	excluded := func(name string) bool {
+		if s.fileSet[name] {
+			return true // already removed (by the budget): the sweep would remove nothing
+		}
 		for _, m := range exclude {
 			if m[name] {
 				return true
@@ -311,7 +314,6 @@ func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 			queue = append(queue, f)
 		}
 	}
-	removed := map[string]bool{}
 	stale := fmt.Sprintf("unreferenced artifact not modified for %s (pruneAfter)", fmtDur(older))
 	for _, f := range sortByModMs(queue) {
 		why := stale
@@ -320,7 +322,7 @@ func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 		} else if strings.Contains(f.Name, "/") {
 			why = "unreferenced skills prompt blob"
 		}
-		if n := s.removeFileForBudget(f.Name, f.Size, "sweep", why, removed); n > 0 {
+		if n := s.removeFileForBudget(f.Name, f.Size, "sweep", why); n > 0 {
 			a.RemovedFiles++
 			a.FreedBytes += n
 		}

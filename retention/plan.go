@@ -481,9 +481,8 @@ func Make(in *Input, opt Options) *Plan {
 
 	// 6. disk budget
 	warnOnly := !opt.DryRun && mode == "warn"
-	budgetRemoved := map[string]bool{}
 	beforeBudget := s.live()
-	sum.DiskBudget = s.budget(files, warnOnly, budgetRemoved)
+	sum.DiskBudget = s.budget(files, warnOnly)
 	evicted := 0
 	for _, i := range beforeBudget {
 		if s.entries[i] == nil {
@@ -496,7 +495,8 @@ func Make(in *Input, opt Options) *Plan {
 	if opt.DryRun || mode != "warn" {
 		var exclude []map[string]bool
 		if opt.DryRun {
-			exclude = []map[string]bool{budgetRemoved, entryArtifacts}
+			// files the budget removed are in s.fileSet: the sweep removes nothing twice
+			exclude = []map[string]bool{entryArtifacts}
 		}
 		sum.UnreferencedArtifacts = s.sweep(files, exclude...)
 	} else {
