@@ -21,7 +21,7 @@ func (s *state) projectedStoreBytes() int64 {
 
 // removeForBudget simulates removeFileForBudget: each path once, sized from the listing.
 func (s *state) removeForBudget(path, step, reason string) int64 {
-	size, ok := s.sizes[path]
+	size, ok := s.sizeOf(path)
 	if !ok {
 		return 0
 	}
@@ -233,7 +233,7 @@ func (s *state) budget(files []File, warnOnly bool) *Budget {
 					if v := virtual[e.PromptHash]; v > 0 {
 						total -= v
 					} else if f, ok := existingBlobs[e.PromptHash]; ok && blobRemovable(f, refCounts, blobCut, tempCut) {
-						if n := s.removeForBudget(f.Name, "budget", "skills prompt blob of evicted entry "+e.Key); n > 0 {
+						if n := s.removeFileForBudget(f.Name, f.Size, "budget", "skills prompt blob of evicted entry "+e.Key); n > 0 {
 							total -= n
 							b.FreedBytes += n
 							b.RemovedFiles++
@@ -262,12 +262,12 @@ func (s *state) budget(files []File, warnOnly bool) *Budget {
 	return b
 }
 
-func (s *state) budgetRemovable(f File, refs map[string]bool, tempCut float64) bool {
+func (s *state) budgetRemovable(f File, refs map[string]int32, tempCut float64) bool {
 	c := s.fileClass(f)
 	if c&classStoreTemp != 0 {
 		return f.ModMs <= tempCut
 	}
-	return c&classArchive != 0 || (c&classArtifact != 0 && !refs[f.Name])
+	return c&classArchive != 0 || (c&classArtifact != 0 && refs[f.Name] <= 0)
 }
 
 // sweep is pruneUnreferencedSessionArtifacts: unreferenced transcripts, checkpoints and
@@ -305,7 +305,7 @@ func (s *state) sweep(files []File, exclude ...map[string]bool) Artifacts {
 			}
 			continue
 		}
-		if f.ModMs <= cut && c&classArtifact != 0 && !refs[f.Name] {
+		if f.ModMs <= cut && c&classArtifact != 0 && refs[f.Name] <= 0 {
 			queue = append(queue, f)
 		}
 	}

@@ -369,6 +369,7 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 		l.names = make(map[string]int32, len(ents)) // sized: 200,000 names grew it by rehashing
 	}
 	l.Input.Files = slices.Grow(l.Input.Files, len(ents))
+	l.Input.names = l.names // Make looks sizes up in it instead of indexing the files again
 	for _, de := range ents {
 		l.names[de.Name] = -1
 		if !de.Regular {

@@ -84,7 +84,7 @@ func TestGatherStoreMatchesGather(t *testing.T) {
 				t.Errorf("GatherStore parsed the store again")
 			}
 			// File.class included: both paths list the dir with the same classes
-			if diff := cmp.Diff(want.Input, got.Input, cmp.AllowUnexported(retention.File{})); diff != "" {
+			if diff := cmp.Diff(want.Input, got.Input, cmp.AllowUnexported(retention.File{}, retention.Input{})); diff != "" {
 				t.Errorf("input (-Gather +GatherStore):\n%s", diff)
 			}
 			if diff := cmp.Diff(want.Dropped, got.Dropped); diff != "" {

@@ -74,6 +74,10 @@ type Input struct {
 	Files     []File // top-level regular files, sorted by name (symlinks are not listed)
 	Blobs     []File // skills-prompts/sha256/<hh>/ files, sorted by name
 	DMScope   string // session.dmScope ("" = main)
+
+	// names is the listing's index, name → position in Files (-1: listed, not a regular
+	// file), when gather made it beside the listing; nil: Make indexes Files itself.
+	names map[string]int32
 }
 
 // Options are the per-run choices of `cleanup`.
@@ -216,14 +220,24 @@ type state struct {
 	action  []string // by entry index: the step that removed it, "" while kept
 	reason  []string // by entry index: why action
 	files   []FileAction
-	fileSet map[string]bool // paths already decided (deleted or archived)
-	protect []string        // by entry index: its protection reason, "" when not protected
-	sizes   map[string]int64
+	fileSet map[string]bool  // paths already decided (deleted or archived)
+	protect []string         // by entry index: its protection reason, "" when not protected
+	sizes   map[string]int64 // archives the plan renamed (apply): their sizes (see sizeOf)
+	names   map[string]int32 // Input.names, or made from Input.Files
+	refs    map[string]int32 // referenced: live entries naming each path
 	active  string
 	arts    [][]string // artifactPaths by entry index, filled by artifacts
 }
 
 func (s *state) remove(i int, action, reason string) {
+	if e := s.entries[i]; e != nil && s.refs != nil {
+		for _, a := range s.artifacts(i, e) {
+			s.refs[a]--
+		}
+		for _, c := range e.Checkpoints {
+			s.refs[c]--
+		}
+	}
 	s.entries[i] = nil
 	if s.action[i] == "" {
 		s.action[i], s.reason[i] = action, reason
@@ -316,7 +330,7 @@ func Make(in *Input, opt Options) *Plan {
 	}
 	s := &state{in: in, opt: opt, nowMs: float64(opt.Now.UnixNano()) / 1e6,
 		reason: make([]string, len(in.Entries)), action: make([]string, len(in.Entries)),
-		fileSet: map[string]bool{}, sizes: make(map[string]int64, len(in.Files)+len(in.Blobs)),
+		fileSet: map[string]bool{}, sizes: map[string]int64{}, names: in.names,
 		protect: protections(in.Entries), active: strings.ToLower(strings.TrimSpace(opt.ActiveKey))}
 	// The planner points at the input's entries: it never writes an Entry (a removed one is a
 	// nil pointer in s.entries), and a copy was 25 MB of 100,000 rows for the collector to
@@ -325,11 +339,11 @@ func Make(in *Input, opt Options) *Plan {
 	for i := range in.Entries {
 		s.entries[i] = &in.Entries[i]
 	}
-	for _, f := range in.Files {
-		s.sizes[f.Name] = f.Size
-	}
-	for _, f := range in.Blobs {
-		s.sizes[f.Name] = f.Size
+	if s.names == nil {
+		s.names = make(map[string]int32, len(in.Files))
+		for i, f := range in.Files {
+			s.names[f.Name] = int32(i)
+		}
 	}
 	p := &Plan{Notes: append([]string(nil), st.Notes...)}
 	sum := &p.Summary
@@ -521,7 +535,7 @@ func Make(in *Input, opt Options) *Plan {
 	}
 	p.Files = s.files
 	s.keepSafe(p)
-	var refs map[string]bool
+	var refs map[string]int32
 	if opt.Explain {
 		refs = s.referenced()
 	}
@@ -582,13 +596,13 @@ func (s *state) keepReason(i int, e *Entry) string {
 	return fmt.Sprintf("updatedAt %s ago is within pruneAfter %s and the newest %d", fmtAge(s.nowMs, e.UpdatedAt), fmtDur(st.PruneAfterMs), st.MaxEntries)
 }
 
-func (s *state) fileKeepReason(f File, refs map[string]bool) string {
+func (s *state) fileKeepReason(f File, refs map[string]int32) string {
 	switch {
 	case f.Name == s.in.StoreName:
 		return "the store"
 	case IsArchive(f.Name):
 		return "archive within retention and budget"
-	case refs[f.Name]:
+	case refs[f.Name] > 0:
 		return "referenced by a kept entry"
 	case isUnreferencedArtifactName(f.Name):
 		return fmt.Sprintf("unreferenced but modified within pruneAfter %s", fmtDur(s.opt.Settings.PruneAfterMs))
@@ -622,21 +636,43 @@ func (s *state) artifacts(i int, e *Entry) []string {
 	return a
 }
 
-// referenced is resolveReferencedSessionArtifactPaths over the live store.
-func (s *state) referenced() map[string]bool {
-	ref := make(map[string]bool, 3*len(s.entries))
+// referenced is resolveReferencedSessionArtifactPaths over the live store: a path is
+// referenced while its count is above 0. The counts are made once, at the first call, and
+// remove takes a removed entry's paths off them (the budget and the sweep each rebuilt a map
+// of 300,000 paths on the 100k store).
+func (s *state) referenced() map[string]int32 {
+	if s.refs != nil {
+		return s.refs
+	}
+	s.refs = make(map[string]int32, 3*len(s.entries))
 	for i, e := range s.entries {
 		if e == nil {
 			continue
 		}
 		for _, a := range s.artifacts(i, e) {
-			ref[a] = true
+			s.refs[a]++
 		}
 		for _, c := range e.Checkpoints {
-			ref[c] = true
+			s.refs[c]++
 		}
 	}
-	return ref
+	return s.refs
+}
+
+// sizeOf is the listed size of a path of the sessions dir, or of an archive a plan renamed.
+func (s *state) sizeOf(path string) (int64, bool) {
+	if n, ok := s.sizes[path]; ok {
+		return n, true
+	}
+	if i, ok := s.names[path]; ok && i >= 0 {
+		return s.in.Files[i].Size, true
+	}
+	if strings.HasPrefix(path, "skills-prompts/") {
+		if k, ok := slices.BinarySearchFunc(s.in.Blobs, path, func(f File, p string) int { return strings.Compare(f.Name, p) }); ok {
+			return s.in.Blobs[k].Size, true
+		}
+	}
+	return 0, false
 }
 
 func (s *state) addFile(f FileAction) {
