@@ -146,6 +146,15 @@ func (s *spilled[T]) at(i int) T {
 	return s.cache[i%s.clen]
 }
 
+// reader is a copy of s that reads what s holds (its chunks in memory and on disk) through a
+// cache of its own, so that several goroutines can read one log side by side once it is
+// written; only s may add to it or close it.
+func (s *spilled[T]) reader() *spilled[T] {
+	r := *s
+	r.cache, r.cacheAt, r.err = nil, -1, nil
+	return &r
+}
+
 // close removes the temp file.
 func (s *spilled[T]) close() {
 	if s.f != nil {
