@@ -28,9 +28,9 @@ func (s *state) removeForBudget(path, step, reason string) int64 {
 	return s.removeFileForBudget(path, size, step, reason)
 }
 
-// removeFileForBudget is removeForBudget of a listed file of that size (its entry in s.sizes:
-// the listing's size), without looking the size up again.
-// A removed file is in s.fileSet: a later step (the sweep) that meets it again removes nothing.
+// removeFileForBudget is removeForBudget of a listed file of that size (the listing's, as
+// sizeOf gives it), without looking the size up again. A removed file is in s.fileSet: a later
+// step (the sweep) that meets it again removes nothing.
 func (s *state) removeFileForBudget(path string, size int64, step, reason string) int64 {
 	if size <= 0 || s.fileSet[path] {
 		return 0
