@@ -44,16 +44,17 @@ func BenchmarkIdKey(b *testing.B) {
 // stream's lines at that size, and never past maxReserve.
 func TestIDEstimate(t *testing.T) {
 	for _, c := range []struct {
-		size         int64
-		bytes, lines int
-		want         int
+		size, bytes int64
+		lines       int
+		want        int
 	}{
 		{0, 4 << 20, 1000, 0},                   // unknown size
 		{1 << 30, 0, 0, 0},                      // no line
-		{1 << 30, 235 * 1000, 1000, 5_118_472},  // the bench's tiny shape: 4.5M lines
-		{4 << 30, 2047 * 1000, 1000, 2_359_296}, // 2 KiB entries: 2.1M lines
-		{16 << 30, 235 * 1000, 1000, maxReserve},
-		{1 << 20, 99 * 100, 100, 11_795},
+		{1 << 30, 500, 1000, 0},                 // less than a byte a line: not lines of a stream
+		{1 << 30, 236 * 1000, 1000, 5_118_472},  // the bench's tiny shape: 4.5M lines
+		{4 << 30, 2048 * 1000, 1000, 2_359_296}, // 2 KiB entries: 2.1M lines
+		{16 << 30, 236 * 1000, 1000, maxReserve},
+		{1 << 20, 100 * 100, 100, 11_795},
 	} {
 		if got := idEstimate(c.size, c.bytes, c.lines); got != c.want {
 			t.Errorf("idEstimate(%d, %d, %d) = %d, want %d", c.size, c.bytes, c.lines, got, c.want)
@@ -67,10 +68,10 @@ func TestIDEstimate(t *testing.T) {
 func TestReserveBlock(t *testing.T) {
 	var keys []uint64
 	m := newKeyMap(func(v int32) uint64 { return keys[v] })
-	m.reserve(1 << 20)
+	m.reserve(1 << 18) // 64 shards of 8,192 slots: a 4 MiB block, the least tableBlock aligns
 	size := len(m.shards[0].slots)
-	if size != 32768 {
-		t.Fatalf("shard size %d, want 32768", size)
+	if size != 8192 {
+		t.Fatalf("shard size %d, want 8192", size)
 	}
 	for k := 1; k < keyShards; k++ {
 		if len(m.shards[k].slots) != size || uintptr(unsafe.Pointer(&m.shards[k].slots[0])) != uintptr(unsafe.Pointer(&m.shards[k-1].slots[0]))+uintptr(size)*8 {
@@ -80,7 +81,7 @@ func TestReserveBlock(t *testing.T) {
 	if runtime.GOOS == "linux" && uintptr(unsafe.Pointer(&m.shards[0].slots[0]))%hugePage != 0 {
 		t.Errorf("the block does not start on a huge page")
 	}
-	for i := range 3 << 20 { // past the reserve: shards grow
+	for i := range 600_000 { // past the reserve (393,216 at 3/4 full): shards grow
 		keys = append(keys, uint64(i)*0x9e3779b97f4a7c15|1<<63)
 		if _, had := m.set(keys[i], int32(i)); had {
 			t.Fatalf("key %d already there", i)

@@ -433,16 +433,27 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 }
 
 // idEstimate is how many ids a stream of size bytes is sized for, from its first batch (lines
-// of bytes in all): the id index is then made once at its final size. Grown by doubling, a
-// table of millions of ids was rehashed as it filled and ran at its highest load before each
-// doubling. At most maxReserve ids (past them it grows as before): a first batch of small
-// lines in a file of big ones must not size a table for ids that never come.
-func idEstimate(size int64, bytes, lines int) int {
-	if size <= 0 || lines == 0 {
+// taking bytes of the stream, line ends included): the id index is then made once at its
+// final size. Grown by doubling, a table of millions of ids was rehashed as it filled and ran
+// at its highest load before each doubling. At most maxReserve ids (past them it grows as
+// before): a first batch of small lines in a file of big ones must not size a table for ids
+// that never come.
+func idEstimate(size, bytes int64, lines int) int {
+	if size <= 0 || lines == 0 || bytes < int64(lines) {
 		return 0
 	}
-	per := int64(bytes/lines + 1) // + the newline
+	per := bytes / int64(lines)
 	return int(min(size/per+size/per/8, maxReserve))
+}
+
+// streamBytes is what lines took of the stream (Line.Size: line ends and a BOM included, and
+// the whole of a line over the cap).
+func streamBytes(lines []jsonl.Line) int64 {
+	var n int64
+	for i := range lines {
+		n += lines[i].Size
+	}
+	return n
 }
 
 // maxReserve is the most ids idEstimate sizes for: 8M ids, a 128 MiB table, the size the
@@ -489,7 +500,7 @@ func (s *scan) read(r io.Reader) error {
 	for b := range out {
 		if first {
 			first = false
-			s.ids.reserve(idEstimate(s.sizeHint, len(b.buf), len(b.lines)))
+			s.ids.reserve(idEstimate(s.sizeHint, streamBytes(b.lines), len(b.lines)))
 		}
 		if work != nil {
 			<-b.ready
