@@ -613,7 +613,7 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 	deep := ""
 	switch {
 	case err == nil:
-		ok := s.x.doc.Parse(b)
+		ok := s.parse(b)
 		if !ok && s.x.doc.TooBig() {
 			// millions of values (or over 2 GiB) in one line: no tree of them is built
 			why := fmt.Sprintf("more than the %d values the audit reads in one line", jsonl.DocMaxValues)
@@ -623,11 +623,6 @@ func (s *scan) line(l *jsonl.Line, checked error) {
 			s.add("jsonl.line-too-long", l.Num, "", fmt.Sprintf("line %d is valid JSON of %d bytes, %s: it was not checked", l.Num, len(b), why),
 				"nothing to fix: OpenClaw reads it, and repair keeps it byte for byte", map[string]any{"bytes": l.Size, "offset": l.Offset, "tooBig": true})
 			return
-		}
-		if !ok { // nested past the Doc's depth: fastjson reads up to 300 levels
-			if v, perr := s.p.ParseBytes(b); perr == nil {
-				ok = s.x.doc.FromFastjson(v)
-			}
 		}
 		if ok {
 			s.value(s.x.doc.Root(), l.Num)
@@ -726,19 +721,25 @@ func preview(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// lenient reads a line (or part of one) the grammar refused as a whole (NUL bytes taken out,
-// invalid UTF-8, glued objects). What the Doc reads it reads; what it refuses for the grammar
-// fastjson may still read (it accepts more), handed on as a Doc; a value too big for a Doc is
-// not read (its line already has a finding), so no tree of millions of values is built.
-func (s *scan) lenient(b []byte, line int64) {
+// parse reads b into s.x.doc: what the Doc reads it reads; what the Doc refuses fastjson may
+// still read (it accepts more, and nests to 300 levels where the Doc stops at 256), handed on
+// as a Doc. A value too big for a Doc (doc.TooBig) is not read at all, so no tree of millions
+// of values is built.
+func (s *scan) parse(b []byte) bool {
 	if s.x.doc.Parse(b) {
-		s.value(s.x.doc.Root(), line)
-		return
+		return true
 	}
 	if s.x.doc.TooBig() {
-		return
+		return false
 	}
-	if v, err := s.p.ParseBytes(b); err == nil && s.x.doc.FromFastjson(v) {
+	v, err := s.p.ParseBytes(b)
+	return err == nil && s.x.doc.FromFastjson(v)
+}
+
+// lenient reads a line (or part of one) the grammar refused as a whole (NUL bytes taken out,
+// invalid UTF-8, glued objects); a value too big to read already has its line's finding.
+func (s *scan) lenient(b []byte, line int64) {
+	if s.parse(b) {
 		s.value(s.x.doc.Root(), line)
 	}
 }

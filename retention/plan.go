@@ -709,16 +709,16 @@ func (s *state) archiveRemoved(p *Plan, before []*Entry, files []File) []File {
 			cands = append(cands, id+".jsonl")
 		}
 		for _, c := range cands {
-			i, ok := byName[c]
+			fi, ok := byName[c]
 			if !ok || s.fileSet[c] {
 				continue
 			}
 			to := c + ".deleted." + stamp
-			s.addFile(FileAction{Path: c, Action: FileArchive, To: to, Bytes: files[i].Size, Step: "archive",
+			s.addFile(FileAction{Path: c, Action: FileArchive, To: to, Bytes: files[fi].Size, Step: "archive",
 				Reason: fmt.Sprintf("transcript of removed entry %s (%s)", e.Key, act)})
-			files[i].Name, files[i].class = to, 0
-			s.sizes[to] = files[i].Size // the budget reads the renamed file's size
-			byName[to] = i
+			files[fi].Name, files[fi].class = to, 0
+			s.sizes[to] = files[fi].Size // the budget reads the renamed file's size
+			byName[to] = fi
 			delete(byName, c)
 			ptr, traj := trajectorySidecars(c)
 			for _, side := range []string{ptr, traj} {
