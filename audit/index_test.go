@@ -96,3 +96,40 @@ func TestReserveBlock(t *testing.T) {
 		t.Errorf("shard 0 did not grow past the block (%d slots)", len(m.shards[0].slots))
 	}
 }
+
+// TestKeyMapSpreads: keyMap.hash spreads the keys a transcript makes (packed ids that differ in
+// their low digits, counters, hashed ids) evenly over the shards and the slots' tags, and two
+// maps use different seeds. The key itself as its hash puts all sequential ids in one shard
+// (tried: fails).
+func TestKeyMapSpreads(t *testing.T) {
+	seed := maphash.MakeSeed()
+	sets := map[string]func(i int) uint64{
+		"packed sequential":  func(i int) uint64 { return 1<<63 | uint64(i) },
+		"packed high digits": func(i int) uint64 { return 1<<63 | uint64(i)<<20 },
+		"hashed":             func(i int) uint64 { return idKey(seed, []byte(string(rune('a'+i%26))+string(rune(i)))) },
+	}
+	const n = 1 << 16
+	for name, key := range sets {
+		m := newKeyMap(nil)
+		var shards [keyShards]int
+		tags := map[uint32]bool{}
+		for i := range n {
+			h := m.hash(key(i))
+			shards[h>>58]++
+			tags[uint32(h)&(1<<20-1)] = true
+		}
+		for k, c := range shards {
+			if c < n/keyShards/2 || c > n/keyShards*2 {
+				t.Errorf("%s: shard %d holds %d of %d keys", name, k, c, n)
+			}
+		}
+		// 65,536 keys in 2^20 buckets: ~63,500 distinct expected; a skewed mix gives far fewer
+		if len(tags) < n*9/10 {
+			t.Errorf("%s: %d distinct low tags of %d keys", name, len(tags), n)
+		}
+	}
+	a, b := newKeyMap(nil), newKeyMap(nil)
+	if a.hash(1<<63|42) == b.hash(1<<63|42) {
+		t.Errorf("two maps hash a key alike: their seeds are not random")
+	}
+}

@@ -90,7 +90,9 @@ func Values(b []byte) (ends []int, err error) {
 }
 
 func skipSpace(b []byte, i int) int {
-	for i < len(b) {
+	// a byte above ' ' is never whitespace: one test for compact JSON, where most calls end at
+	// once (the switch's four tests were a twentieth of Doc.Parse on small entries)
+	for i < len(b) && b[i] <= ' ' {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
