@@ -187,7 +187,8 @@ func TestKillDoctorAndCleanup(t *testing.T) {
 						continue
 					}
 					if !origHashes[h] && !finalHashes[h] && !isRunsWriteLock(filepath.Join(root, rel)) {
-						t.Fatalf("kill %d after %v: %s is neither old nor new bytes", i, delay, rel)
+						zb, _ := os.ReadFile(filepath.Join(root, rel))
+						t.Fatalf("kill %d after %v: %s is neither old nor new bytes (it begins %q)", i, delay, rel, zb[:min(len(zb), 120)])
 					}
 				}
 				have := values(after)

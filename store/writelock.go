@@ -108,11 +108,14 @@ func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, 
 }
 
 func createLock(path string, pid int) (*WriteLock, error) {
+	// the payload first: reading the holder's start time from /proc between the create and
+	// the write left an empty lock when a kill landed there (1 of 3 runs of
+	// TestKillDoctorAndCleanup); what is left of the window is the two system calls
+	raw := lockPayload(pid, time.Now())
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666) // fs.open(path, "wx")
 	if err != nil {
 		return nil, err
 	}
-	raw := lockPayload(pid, time.Now())
 	_, werr := f.Write(raw)
 	info, serr := f.Stat()
 	cerr := f.Close()
