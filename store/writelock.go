@@ -108,19 +108,30 @@ func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, 
 }
 
 func createLock(path string, pid int) (*WriteLock, error) {
-	// the payload first: reading the holder's start time from /proc between the create and
-	// the write left an empty lock when a kill landed there (1 of 3 runs of
-	// TestKillDoctorAndCleanup); what is left of the window is the two system calls
+	// OpenClaw opens the lock with "wx" and then writes it; a clawdoctor killed between the two
+	// left an empty lock, which OpenClaw waits a grace period on before it removes it (1 of 3
+	// runs of TestKillDoctorAndCleanup when the machine was busy). Ours appears whole or not at
+	// all (safefile.Create: a fsynced temp hard-linked to the name, which fails on an existing
+	// one as "wx" does). A run killed between the link and the temp's removal leaves the temp
+	// (".<name>.lock.clawdoctor-<pid>-*.tmp", a copy of the lock's payload): the next
+	// acquisition of the lock removes it once its pid is dead, as writers do with theirs.
+	RemoveStaleTemps(path)
 	raw := lockPayload(pid, time.Now())
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666) // fs.open(path, "wx")
-	if err != nil {
+	err := safefile.Create(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(raw)
+		return err
+	})
+	if errors.Is(err, os.ErrExist) {
 		return nil, err
 	}
-	_, werr := f.Write(raw)
-	info, serr := f.Stat()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(path)
+	var info os.FileInfo
+	if err == nil {
+		info, err = os.Lstat(path)
+	}
+	if err != nil {
+		if b, rerr := os.ReadFile(path); rerr == nil && bytes.Equal(b, raw) {
+			os.Remove(path) // linked, then the directory's sync failed: ours to take back
+		}
 		return nil, fmt.Errorf("write lock %s: %w", path, err)
 	}
 	return &WriteLock{Path: path, PID: pid, raw: raw, info: info}, nil

@@ -116,3 +116,42 @@ func TestAcquireWriteLockOverExisting(t *testing.T) {
 		})
 	}
 }
+
+// TestAcquireWriteLockTemps: the lock appears whole (it is linked from a temp, never created
+// empty and then written), and the temp a run killed between the link and the temp's removal
+// left is removed by the next acquisition once its pid is dead; a live pid's temp stays.
+func TestAcquireWriteLockTemps(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pid probing is Linux-specific here")
+	}
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "s1.jsonl")
+	os.WriteFile(tr, []byte("{}\n"), 0o644)
+	dead := filepath.Join(dir, ".s1.jsonl.lock.clawdoctor-2147483646-123.tmp")
+	live := filepath.Join(dir, fmt.Sprintf(".s1.jsonl.lock.clawdoctor-%d-456.tmp", os.Getppid()))
+	for _, p := range []string{dead, live} {
+		os.WriteFile(p, []byte("{\n  \"pid\": 2147483646\n}\n"), 0o644)
+	}
+	l, err := store.AcquireWriteLock(tr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if _, err := os.Lstat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead run's lock temp is still there: %v", err)
+	}
+	if _, err := os.Lstat(live); err != nil {
+		t.Errorf("a live pid's lock temp was removed: %v", err)
+	}
+	if st, err := os.Stat(l.Path); err != nil || st.Size() == 0 || st.Mode().Perm() != 0o644 {
+		t.Fatalf("lock %v %v", st, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 3 { // s1.jsonl, its lock, the live pid's temp
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("dir holds %v", names)
+	}
+}
