@@ -3,10 +3,12 @@ package jsonl
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/valyala/fastjson"
+	"github.com/valyala/fastjson/fastfloat"
 )
 
 // dumpDoc and dumpFast write what a reader of the value sees (types, unescaped keys in order,
@@ -267,6 +269,22 @@ func TestDocTooBig(t *testing.T) {
 		}
 		if cap(d.toks) > DocMaxValues+2 {
 			t.Errorf("%.30s: the tape grew to %d tokens, past the limit", tc.in, cap(d.toks))
+		}
+	}
+}
+
+// TestGetFloat64SmallInts: the integer fast path gives what fastfloat gives, sign of zero
+// included, on both sides of its 15-digit limit.
+func TestGetFloat64SmallInts(t *testing.T) {
+	for _, n := range []string{"0", "-0", "7", "-7", "1775001614045", "-1775001614045", "999999999999999", "-999999999999999",
+		"1000000000000000", "9007199254740993", "12345678901234567890", "1.5", "-0.0", "1e3", "0.1"} {
+		var d Doc
+		if !d.Parse([]byte(n)) {
+			t.Fatalf("%s refused", n)
+		}
+		got, want := d.Root().GetFloat64(), fastfloat.ParseBestEffort(n)
+		if got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Errorf("GetFloat64(%s) = %v, fastfloat %v", n, got, want)
 		}
 	}
 }
