@@ -85,10 +85,12 @@ func (o *extractOut) bytes(sp span) []byte {
 
 // extractor reads entries; each goroutine that extracts has its own.
 type extractor struct {
-	seed    maphash.Seed
-	doc     jsonl.Doc   // the line being read
-	o       *extractOut // where the current line's strings, calls and findings go
-	scratch []byte
+	seed     maphash.Seed
+	doc      jsonl.Doc // the line being read
+	memo     [8]fieldMemo
+	memoNext int
+	o        *extractOut // where the current line's strings, calls and findings go
+	scratch  []byte
 }
 
 func (x *extractor) key(id []byte) uint64 { return idKey(x.seed, id) }
@@ -111,7 +113,7 @@ func (x *extractor) line(l *jsonl.Line) rec {
 		return rec{slow: true}
 	}
 	var f entryFields
-	f.read(v)
+	x.fields(v, &f)
 	typ := entryType(f.typ.StringBytes())
 	if typ == "session" {
 		return rec{slow: true}
@@ -119,11 +121,49 @@ func (x *extractor) line(l *jsonl.Line) rec {
 	return x.entryOf(&f, typ, l.Num)
 }
 
+// fieldMemo is what entryFields.read and messageFields.read found in a line of one shape
+// (jsonl.Doc.Shape): a line of the same shape has its fields at the same places of the tape,
+// so the Values found for the first line are the next one's. Reading the keys of every entry
+// and message was a tenth of the audit of small entries.
+type fieldMemo struct {
+	shape uint32
+	f     entryFields
+	m     messageFields
+}
+
+// fields reads v's entry fields into f (and, with f.pre, its message's), from the memo of the
+// line's shape when there is one.
+func (x *extractor) fields(v jsonl.Value, f *entryFields) {
+	id := x.doc.Shape()
+	if id == 0 {
+		f.read(v)
+		return
+	}
+	for k := range x.memo {
+		if mm := &x.memo[k]; mm.shape == id {
+			*f = mm.f
+			return
+		}
+	}
+	mm := &x.memo[x.memoNext%len(x.memo)]
+	x.memoNext++
+	mm.shape = 0
+	mm.f, mm.m = entryFields{}, messageFields{}
+	mm.f.read(v)
+	if mm.f.message.Type() == jsonl.TypeObject {
+		mm.m.read(mm.f.message)
+		mm.f.pre = &mm.m
+	}
+	mm.shape = id
+	*f = mm.f
+}
+
 // entryFields are the top-level fields of an entry that the checks read, each the first of
 // its name as Get finds it. One pass over the object's keys reads them all: a Get per field
 // was a sixth of the audit of small entries (a missing key is looked for twice).
 type entryFields struct {
 	typ, id, parentID, appendMode, message, summary, firstKept, customType, data, targetID, timestamp jsonl.Value
+	pre                                                                                               *messageFields // message's fields, already read (fieldMemo); nil: read them
 }
 
 func (f *entryFields) read(v jsonl.Value) {
@@ -187,7 +227,7 @@ func (x *extractor) entryOf(f *entryFields, typ string, line int64) rec {
 	switch typ {
 	case "message":
 		r.n.kind = kindMessage
-		x.message(f.message, &r, idb, line)
+		x.message(f.message, f.pre, &r, idb, line)
 	case "custom_message":
 		r.n.kind, r.n.role = kindCustomMessage, roleOther
 	case "branch_summary":
@@ -275,11 +315,15 @@ func (f *messageFields) read(m jsonl.Value) {
 	}
 }
 
-func (x *extractor) message(m jsonl.Value, r *rec, idb []byte, line int64) {
+func (x *extractor) message(m jsonl.Value, pre *messageFields, r *rec, idb []byte, line int64) {
 	var f messageFields
 	var role []byte
 	if m.Type() == jsonl.TypeObject {
-		f.read(m)
+		if pre != nil {
+			f = *pre
+		} else {
+			f.read(m)
+		}
 		role = f.role.StringBytes()
 	}
 	if len(role) == 0 {

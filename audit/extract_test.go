@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // scanBoth audits in twice, as a small file (lines extracted on the scan's goroutine) and as a
@@ -168,5 +171,67 @@ func TestParallelScanEndsOnErrors(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines left after the scans, %d before", n, before)
+	}
+}
+
+// TestFieldMemoMatchesRead: an entry whose fields come from the memo of its line's shape
+// (extractor.fields) is extracted exactly as one whose fields are read key by key (entry, the
+// slow path): the same rec, strings, tool calls and findings, on every fixture and corpus
+// transcript and on lines of few shapes, where the memo serves most lines.
+func TestFieldMemoMatchesRead(t *testing.T) {
+	inputs, _ := filepath.Glob("../fixtures/*.jsonl")
+	_ = filepath.WalkDir("../../shared/corpus", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			inputs = append(inputs, p)
+		}
+		return nil
+	})
+	var data [][]byte
+	for _, p := range inputs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, b)
+	}
+	data = append(data, tinyShape(1<<20))
+	seed := maphash.MakeSeed()
+	lines, memoed := 0, 0
+	for k, in := range data {
+		var oa, ob extractOut
+		xa, xb := extractor{seed: seed, o: &oa}, extractor{seed: seed, o: &ob}
+		rd := jsonl.NewReader(bytes.NewReader(in), jsonl.Options{MaxLine: 1 << 20})
+		for {
+			l, err := rd.Next()
+			if err != nil {
+				break
+			}
+			oa.reset()
+			ra := xa.line(&l)
+			if ra.slow {
+				continue
+			}
+			lines++
+			if xa.doc.Shape() != 0 {
+				memoed++
+			}
+			ob.reset()
+			if !xb.doc.Parse(l.Bytes) {
+				t.Fatalf("input %d line %d: parsed once, refused once", k, l.Num)
+			}
+			v := xb.doc.Root()
+			rb := xb.entry(v, entryType(v.GetStringBytes("type")), l.Num)
+			if d := cmp.Diff(ra, rb, cmp.AllowUnexported(rec{}, node{}, detail{}, span{}), cmpopts.EquateErrors()); d != "" {
+				t.Fatalf("input %d line %d: rec differs (-memo +read):\n%s", k, l.Num, d)
+			}
+			if !bytes.Equal(oa.arena, ob.arena) || !cmp.Equal(oa.calls, ob.calls, cmp.AllowUnexported(xcall{}, call{}, span{})) ||
+				!cmp.Equal(oa.finds, ob.finds, cmp.AllowUnexported(pendingFinding{})) {
+				t.Fatalf("input %d line %d: strings, calls or findings differ", k, l.Num)
+			}
+		}
+	}
+	t.Logf("%d entries, %d of a shape", lines, memoed)
+	if memoed < lines/2 {
+		t.Errorf("only %d of %d entries had a shape: the memo was hardly used", memoed, lines)
 	}
 }

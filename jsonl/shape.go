@@ -38,6 +38,7 @@ const maxShapeLine = 512
 
 // shape is a learned line: its tape and its glue, cut in segments.
 type shape struct {
+	id   uint32 // Doc.Shape of its lines: unique in the Doc, never reused
 	toks []tok
 	segs []segment // one per string or number, then one for the glue after the last value
 	glue []byte    // the segments' glue, one after the other
@@ -73,6 +74,7 @@ type shapeCache struct {
 	// 0.9 µs beside 0.9 on the generated transcript's lines): every shapeWindow tries, if fewer
 	// than half found their shape, the next shapeRest lines are parsed only.
 	tries, hits, rest int
+	ids               uint32 // shape ids given so far
 }
 
 func newShapeCache() *shapeCache {
@@ -156,6 +158,7 @@ func (d *Doc) parseShaped(b []byte) bool {
 		default:
 			c.vals, d.toks = vals, toks
 			c.use(slot)
+			d.shape = s.id
 			return true
 		}
 		t := &toks[sg.tok]
@@ -257,6 +260,8 @@ func (d *Doc) learn(b []byte) {
 		c.list[slot] = &shape{}
 	}
 	s := c.list[slot]
+	c.ids++
+	s.id = c.ids
 	s.toks = append(s.toks[:0], d.toks...)
 	s.segs, s.glue, s.keys = s.segs[:0], s.glue[:0], s.keys[:0]
 	gstart, k0 := 0, 0
@@ -308,6 +313,7 @@ func (d *Doc) learn(b []byte) {
 		c.common[slot][o], c.common[o][slot] = n, n
 	}
 	c.use(slot)
+	d.shape = s.id
 }
 
 // byteMask has the low n bytes set (none for n <= 0, all for n >= 8).

@@ -194,3 +194,30 @@ func FuzzShapeMatchesParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDocShape: lines of one shape share a non-zero Shape, another shape gets another one, and
+// a line read with no shape (too long, a converted value) has none.
+func TestDocShape(t *testing.T) {
+	var d Doc
+	d.Parse([]byte(shapeUser))
+	u := d.Shape()
+	d.Parse([]byte(strings.Replace(shapeUser, "run ok t", "other text", 1)))
+	if u == 0 || d.Shape() != u {
+		t.Fatalf("shapes %d then %d for two user lines", u, d.Shape())
+	}
+	d.Parse([]byte(shapeAssistant))
+	if a := d.Shape(); a == 0 || a == u {
+		t.Fatalf("assistant shape %d, user %d", a, u)
+	}
+	long := `{"a":"` + strings.Repeat("x", maxShapeLine) + `"}`
+	if d.Parse([]byte(long)); d.Shape() != 0 {
+		t.Errorf("a line over maxShapeLine has shape %d", d.Shape())
+	}
+	d.Parse([]byte(shapeUser))
+	if d.Shape() != u {
+		t.Errorf("the user shape came back as %d, want %d", d.Shape(), u)
+	}
+	if d.Parse([]byte(`{"a":`)); d.Shape() != 0 {
+		t.Errorf("a refused line has shape %d", d.Shape())
+	}
+}

@@ -29,6 +29,7 @@ type Doc struct {
 	big   bool   // the last Parse refused a value too big to hold (TooBig)
 	// shapes of lines read before (shape.go); nil until the first Parse
 	shapes *shapeCache
+	shape  uint32 // Shape
 }
 
 // DocMaxValues is the most values (and keys) a Doc holds: 4M tokens are 64 MiB. A line of
@@ -89,7 +90,7 @@ const docMaxDepth = 256
 // the caller then asks Check and fastjson, whose verdicts and messages are the reference. The
 // Doc keeps b: b must not change while the Doc is used.
 func (d *Doc) Parse(b []byte) bool {
-	d.b, d.own, d.arena, d.big = b, d.own[:0], d.arena[:0], false
+	d.b, d.own, d.arena, d.big, d.shape = b, d.own[:0], d.arena[:0], false, 0
 	if len(b) > math.MaxInt32 { // offsets are int32 (a line over 2 GiB needs --max-line)
 		d.toks, d.big = d.toks[:0], true
 		return false
@@ -113,6 +114,13 @@ func (d *Doc) Parse(b []byte) bool {
 	}
 	return ok
 }
+
+// Shape identifies the shape of the line the last Parse read (shape.go): two lines of one
+// Doc with the same non-zero Shape have the same tokens, keys and nesting, so a Value found in
+// one by keys (its place in the tape) is at the same place in the other, and what a caller
+// found by key in one line it may take over for the next of the shape. 0: the line has no
+// shape (not read by one, nor learned as one). Ids are never reused within a Doc.
+func (d *Doc) Shape() uint32 { return d.shape }
 
 // TooBig reports whether the last Parse refused b for its size (over 2 GiB, or more than
 // DocMaxValues values), not for its grammar: a reader should not hand it to a parser that
@@ -275,7 +283,7 @@ func push(toks []tok, kind Type, esc bool, start, end int) []tok {
 // reports false, and the Doc is empty, when v's strings and numbers pass 2 GiB (offsets are
 // int32; only a --max-line over 2 GiB lets such a line through).
 func (d *Doc) FromFastjson(v *fastjson.Value) bool {
-	d.own, d.toks, d.arena = d.own[:0], d.toks[:0], d.arena[:0]
+	d.own, d.toks, d.arena, d.shape = d.own[:0], d.toks[:0], d.arena[:0], 0
 	d.convert(v)
 	if len(d.own) > math.MaxInt32 {
 		d.own, d.toks = d.own[:0], d.toks[:0]
