@@ -7,6 +7,7 @@ package jsonl
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"sync"
@@ -109,6 +110,11 @@ type Reader struct {
 	started bool
 
 	noClassify bool // Validate's workers classify lines themselves, off the reading goroutine
+	// buf[cleanLo:cleanHi] is known to hold no CR, no NUL and no byte above 0x7f (clean): a
+	// line inside it needs no Classify but the blank test. Each read's bytes are checked at
+	// once, three fast passes over a megabyte instead of four calls a line (a twelfth of the
+	// audit of a file of small entries, on the reading goroutine).
+	cleanLo, cleanHi int
 	// handoff, when set, takes the full buffer (and so the Bytes of every line returned from
 	// it) and returns a buffer of at least size bytes to go on with, instead of compacting in
 	// place. Validate hands each buffer to a worker this way, with no copy of the lines.
@@ -195,6 +201,7 @@ func (r *Reader) fill() bool {
 			nb = make([]byte, size)
 		}
 		copy(nb, r.buf[r.r:r.w])
+		r.cleanLo, r.cleanHi = max(r.cleanLo-r.r, 0), max(r.cleanHi-r.r, 0)
 		r.buf, r.r, r.w = nb, 0, carry
 	}
 	for range 100 {
@@ -202,6 +209,9 @@ func (r *Reader) fill() bool {
 		if n < 0 || n > len(r.buf)-r.w {
 			r.err = errors.New("jsonl: source returned an invalid count")
 			return false
+		}
+		if n > 0 && !r.noClassify {
+			r.noteClean(r.w, r.w+n)
 		}
 		r.w += n
 		if err == io.EOF {
@@ -251,9 +261,10 @@ func (r *Reader) Next() (Line, error) {
 				l.Size = r.pos - l.Offset
 				return l, nil
 			}
-			l.Bytes = r.buf[r.r+skip : end]
+			lo := r.r + skip
+			l.Bytes = r.buf[lo:end]
 			r.advance(end + 1 - r.r)
-			return r.finish(l), nil
+			return r.finish(l, lo), nil
 		}
 		scanned = r.w - r.r
 		if scanned-skip > r.max {
@@ -267,10 +278,11 @@ func (r *Reader) Next() (Line, error) {
 		return Line{}, r.err // a line cut by a read error is not a torn line: report the error
 	}
 	if r.w > r.r { // torn final line
-		l.Bytes = r.buf[r.r+skip : r.w]
+		lo := r.r + skip
+		l.Bytes = r.buf[lo:r.w]
 		l.Flags |= FlagNoNewline
 		r.advance(r.w - r.r)
-		return r.finish(l), nil
+		return r.finish(l, lo), nil
 	}
 	return Line{}, r.end()
 }
@@ -326,8 +338,40 @@ func (r *Reader) discard(l Line) (Line, error) {
 	return l, nil
 }
 
-// finish sets Size, strips the \r of a CRLF and classifies the content.
-func (r *Reader) finish(l Line) Line {
+// noteClean extends the clean span over buf[lo:hi], just read, if it is clean; else the span
+// starts over after it.
+func (r *Reader) noteClean(lo, hi int) {
+	b := r.buf[lo:hi]
+	if bytes.IndexByte(b, '\r') >= 0 || bytes.IndexByte(b, 0) >= 0 || !isASCII(b) {
+		r.cleanLo, r.cleanHi = hi, hi
+		return
+	}
+	if r.cleanHi != lo || r.cleanLo == r.cleanHi {
+		r.cleanLo = lo
+	}
+	r.cleanHi = hi
+}
+
+// isASCII reports whether no byte of b is above 0x7f, 32 bytes a step.
+func isASCII(b []byte) bool {
+	for len(b) >= 32 {
+		if (binary.LittleEndian.Uint64(b)|binary.LittleEndian.Uint64(b[8:])|
+			binary.LittleEndian.Uint64(b[16:])|binary.LittleEndian.Uint64(b[24:]))&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[32:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// finish sets Size, strips the \r of a CRLF and classifies the content, which starts at
+// buf[lo] (buf as it was before the line was consumed).
+func (r *Reader) finish(l Line, lo int) Line {
 	l.Size = r.pos - l.Offset
 	b := l.Bytes
 	if l.Flags&FlagNoNewline == 0 {
@@ -338,9 +382,20 @@ func (r *Reader) finish(l Line) Line {
 	}
 	l.Bytes = b
 	if !r.noClassify {
-		l.Flags |= Classify(b)
+		if r.inClean(lo, len(b)) {
+			if isBlank(b) {
+				l.Flags |= FlagBlank
+			}
+		} else {
+			l.Flags |= Classify(b)
+		}
 	}
 	return l
+}
+
+// inClean reports whether the n bytes at buf[lo:] lie inside the clean span.
+func (r *Reader) inClean(lo, n int) bool {
+	return n > 0 && lo >= r.cleanLo && lo+n <= r.cleanHi
 }
 
 // Classify finds the anomalies inside one line's content (without its terminator): lone CR,

@@ -24,7 +24,8 @@ import (
 type Doc struct {
 	b     []byte // the text (for a converted value, own)
 	own   []byte // the unescaped strings and number texts of a converted value
-	toks  []tok
+	toks  []tok  // the tape of the line read: tape, or the tape of its shape
+	tape  []tok  // the tape of a line parsed byte by byte
 	arena []byte // unescaped strings and keys
 	big   bool   // the last Parse refused a value too big to hold (TooBig)
 	// shapes of lines read before (shape.go); nil until the first Parse
@@ -92,7 +93,7 @@ const docMaxDepth = 256
 func (d *Doc) Parse(b []byte) bool {
 	d.b, d.own, d.arena, d.big, d.shape = b, d.own[:0], d.arena[:0], false, 0
 	if len(b) > math.MaxInt32 { // offsets are int32 (a line over 2 GiB needs --max-line)
-		d.toks, d.big = d.toks[:0], true
+		d.toks, d.big = d.tape[:0], true
 		return false
 	}
 	if d.shapes == nil {
@@ -108,7 +109,8 @@ func (d *Doc) Parse(b []byte) bool {
 		}
 	}
 	var ok bool
-	d.toks, ok, d.big = parse(b, d.toks[:0])
+	d.tape, ok, d.big = parse(b, d.tape[:0])
+	d.toks = d.tape
 	if ok && short && c.rest == 0 {
 		d.learn(b)
 	}
@@ -283,7 +285,8 @@ func push(toks []tok, kind Type, esc bool, start, end int) []tok {
 // reports false, and the Doc is empty, when v's strings and numbers pass 2 GiB (offsets are
 // int32; only a --max-line over 2 GiB lets such a line through).
 func (d *Doc) FromFastjson(v *fastjson.Value) bool {
-	d.own, d.toks, d.arena, d.shape = d.own[:0], d.toks[:0], d.arena[:0], 0
+	d.own, d.toks, d.arena, d.shape = d.own[:0], d.tape[:0], d.arena[:0], 0
+	defer func() { d.tape = d.toks[:0] }() // keep what convert grew
 	d.convert(v)
 	if len(d.own) > math.MaxInt32 {
 		d.own, d.toks = d.own[:0], d.toks[:0]

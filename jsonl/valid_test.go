@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -164,10 +165,21 @@ func FuzzReader(f *testing.F) {
 	for _, s := range []string{"", "{}\n", "\xEF\xBB\xBF{}\r\n[]", "\x00\x00{}\n\r\n\n", "a\rb\rc", "{\"a\":\"\xff\"}\n",
 		strings.Repeat("x", 70) + "\n{}\n", "\xEF\xBB\xBF", "\r\n\r\n", strings.Repeat("y", 40) + "\r\n"} {
 		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(7))
+		f.Add([]byte(s), uint8(8))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, capSel uint8) {
 		maxLine := []int{64, 17, 1, 1000}[capSel%4]
-		r := jsonl.NewReader(bytes.NewReader(in), jsonl.Options{MaxLine: maxLine, BufferSize: 16})
+		// reads of every size: the whole buffer, a byte, half of what is asked (the reader
+		// notes which bytes of each read are clean, and lines span reads)
+		var src io.Reader = bytes.NewReader(in)
+		switch capSel / 4 % 3 {
+		case 1:
+			src = iotest.OneByteReader(src)
+		case 2:
+			src = iotest.HalfReader(src)
+		}
+		r := jsonl.NewReader(src, jsonl.Options{MaxLine: maxLine, BufferSize: 16})
 		var rebuilt bytes.Buffer
 		var off, num int64
 		for {
