@@ -169,6 +169,9 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
 		}
 	} else {
+		// the lock temps a run killed while it took the lock left (see store.createLock):
+		// AcquireWriteLock removes them too, but says nothing
+		res.Notes = append(res.Notes, tempNotes(store.LockPath(path))...)
 		lock, err := store.AcquireWriteLock(path, opts.LockStale)
 		switch {
 		case errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrBadLock):

@@ -114,7 +114,8 @@ func createLock(path string, pid int) (*WriteLock, error) {
 	// all (safefile.Create: a fsynced temp hard-linked to the name, which fails on an existing
 	// one as "wx" does). A run killed between the link and the temp's removal leaves the temp
 	// (".<name>.lock.clawdoctor-<pid>-*.tmp", a copy of the lock's payload): the next
-	// acquisition of the lock removes it once its pid is dead, as writers do with theirs.
+	// acquisition of the lock removes it once its pid is dead, as writers do with theirs. A
+	// caller that reports what it removed calls RemoveStaleTemps(LockPath(...)) first (repair).
 	RemoveStaleTemps(path)
 	raw := lockPayload(pid, time.Now())
 	err := safefile.Create(path, 0o644, func(w io.Writer) error {
