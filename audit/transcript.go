@@ -198,7 +198,7 @@ type scan struct {
 	touched    uint64
 	sizeHint   int64      // bytes expected, for buffer sizes; 0 unknown
 	parallel   bool       // the only file of its run: a big one may extract on every core
-	x          extractor  // the entries line() reads itself
+	x          *extractor // the entries line() reads itself (from extractorPool)
 	xo         extractOut // and what it read of the last one
 }
 
@@ -274,8 +274,24 @@ func newScan(ctx context.Context, name string, opts Options) *scan {
 		details: newSpilled[detail](detailBudget), rares: newSpilled[rare](callBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
 		pending: newSpilled[pendingParent](callBudget), names: []string{""}, nameIdx: map[string]uint16{}}
 	s.ids = newKeyMap(s.keyOf)
-	s.x = extractor{seed: s.seed, o: &s.xo}
+	s.x = extractorPool.Get().(*extractor)
+	s.x.seed, s.x.o = s.seed, &s.xo
 	return s
+}
+
+// extractorPool keeps the extractors of finished scans, with their Doc and its shapes: a state
+// dir is thousands of small files of the same few shapes of line, and a Doc learning them anew
+// for each file was a sixth of its audit. A Doc that grew past maxPooledDoc is not kept.
+var extractorPool = sync.Pool{New: func() any { return new(extractor) }}
+
+const maxPooledDoc = 4 << 20
+
+// release gives x back to extractorPool; x is not used after.
+func (x *extractor) release() {
+	x.o = nil
+	if x.doc.Reset() <= maxPooledDoc {
+		extractorPool.Put(x)
+	}
 }
 
 // parserPool keeps the parsers of finished scans: a parser's value cache grows to the
@@ -287,6 +303,10 @@ func (s *scan) close() {
 	if s.p != nil {
 		parserPool.Put(s.p)
 		s.p = nil
+	}
+	if s.x != nil {
+		s.x.release()
+		s.x = nil
 	}
 	s.details.close()
 	s.rares.close()

@@ -221,3 +221,23 @@ func TestDocShape(t *testing.T) {
 		t.Errorf("a refused line has shape %d", d.Shape())
 	}
 }
+
+// TestDocReset: a Doc reset for reuse lets go of the text it read, keeps its shapes (the next
+// line of a known shape is read by it, with the tape parse gives) and reports what it holds.
+func TestDocReset(t *testing.T) {
+	var d Doc
+	line := []byte(shapeUser)
+	sameAsParse(t, &d, line)
+	held := d.Reset()
+	if d.b != nil || d.Shape() != 0 || len(d.toks) != 0 {
+		t.Fatalf("after Reset: text %q, shape %d, %d tokens", d.b, d.Shape(), len(d.toks))
+	}
+	if held < len(line) { // at least the shape's glue and tape
+		t.Fatalf("Reset reports %d bytes held", held)
+	}
+	next := []byte(strings.Replace(shapeUser, "run ok t", "another text", 1))
+	sameAsParse(t, &d, next)
+	if d.Shape() == 0 {
+		t.Fatal("a line of the shape learned before Reset was not read by it")
+	}
+}

@@ -124,6 +124,24 @@ func (d *Doc) Parse(b []byte) bool {
 // shape (not read by one, nor learned as one). Ids are never reused within a Doc.
 func (d *Doc) Shape() uint32 { return d.shape }
 
+// Reset makes the Doc forget the line it read last (a Doc kept for later lines must not hold
+// on to a reader's buffer) and reports how many bytes it keeps for the next lines: its tape,
+// its arenas and its shapes, which a Doc kept for the next file of a state dir saves learning
+// again. A caller that keeps Docs drops one that grew big on a big line.
+func (d *Doc) Reset() (held int) {
+	d.b, d.own, d.arena, d.big, d.shape = nil, d.own[:0], d.arena[:0], false, 0
+	d.toks = d.tape[:0]
+	held = cap(d.own) + cap(d.arena) + cap(d.tape)*int(unsafe.Sizeof(tok{}))
+	if c := d.shapes; c != nil {
+		for _, s := range c.list[:] {
+			if s != nil {
+				held += cap(s.toks)*int(unsafe.Sizeof(tok{})) + cap(s.glue) + cap(s.segs)*int(unsafe.Sizeof(segment{})) + 4*cap(s.keys)
+			}
+		}
+	}
+	return held
+}
+
 // TooBig reports whether the last Parse refused b for its size (over 2 GiB, or more than
 // DocMaxValues values), not for its grammar: a reader should not hand it to a parser that
 // builds a tree either.
