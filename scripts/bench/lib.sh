@@ -24,7 +24,8 @@
 #                                     load 1.2)"; CPU-seconds stay steady when the machine is busy
 #   bench_measure_shell NAME BYTES 'pipeline'   the same for a shell pipeline (bash -c)
 #   bench_measure_cpu NAME BYTES CMD...  bench_measure plus a NAME.cpu row: MB per CPU-second
-#                                     and CPU-seconds per GiB (user+sys), steady under load
+#                                     and CPU-seconds per GiB (user+sys), steady under load;
+#                                     medians of BENCH_CPU_ROUNDS runs (default 3)
 #   bench_need TOOL [DEB]             0 if TOOL is on PATH; else apt-get install DEB (default
 #                                     TOOL) when running as root, else print a skip note, 1
 #   bench_baselines PREFIX FILE       wc -l, jq -c . and the Node JSON.parse-per-line stream
@@ -136,9 +137,13 @@ bench_exit() {
 	exit 0
 }
 
-# bench_measure_cpu NAME BYTES CMD...: one run of CMD, two rows: MB/s over wall time (what a
-# user waits) and MB per CPU-second (user+sys), which does not depend on how many other
-# processes share the cores. Exit status 1 ("findings", "repaired") is not an error.
+# bench_measure_cpu NAME BYTES CMD...: BENCH_CPU_ROUNDS runs of CMD (default 3), two rows:
+# MB/s over the median wall time (what a user waits) and MB per CPU-second (user+sys, the
+# median), which does not depend on how many other processes share the cores; peak RSS is the
+# highest of the runs. Every run's figures go to the notes. One run of a few seconds swung by
+# 1.5x on this shared 2-core machine (the tiny-entries audit: 3.12 s in a bench run, 2.07-2.29
+# s in eight runs by hand just after it), so a single run is not a figure. Exit status 1
+# ("findings", "repaired") is not an error; a failed run fails the row.
 bench_measure_cpu() {
 	local name=$1 bytes=$2
 	shift 2
@@ -146,14 +151,25 @@ bench_measure_cpu() {
 		bench_measure "$name" "$bytes" "$@"
 		return
 	fi
-	/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
-	local rc=$? wall user sys kib
-	read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
-	local rss
+	local rounds=${BENCH_CPU_ROUNDS:-3} i rc=0 r wall user sys kib runs=""
+	for i in $(seq "$rounds"); do
+		/usr/bin/time -f '%e %U %S %M' -o "$BENCH_TMP/.cpu" "$@" >/dev/null 2>"$BENCH_TMP/$name.err"
+		r=$?
+		read -r wall user sys kib < <(tail -n 1 "$BENCH_TMP/.cpu") # GNU time adds a line on exit != 0
+		bench_check "$name" $r "$1" || rc=$r
+		runs="$runs$wall $(awk -v u="$user" -v s="$sys" 'BEGIN{print u+s}') $kib"$'\n'
+	done
+	bench_note "$name: $rounds runs (wall s, CPU s, KiB): $(printf '%s' "$runs" | tr '\n' ';')"
+	# medians of the walls and of the CPU times (an odd count: the middle one), highest RSS
+	wall=$(printf '%s' "$runs" | awk '{print $1}' | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+	local cpu
+	cpu=$(printf '%s' "$runs" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+	kib=$(printf '%s' "$runs" | awk 'BEGIN{m=0} $3>m{m=$3} END{print m}')
+	local rss med=""
 	rss=$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')
-	bench_check "$name" $rc "$1"
-	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s)", b/1e6/w, w}')" "$rss"
-	bench_row "$name.cpu" "$(awk -v b="$bytes" -v u="$user" -v s="$sys" 'BEGIN{c=u+s; if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f CPU-s/GiB)", b/1e6/c, c*1073741824/b}')" "$rss"
+	[ "$rounds" -gt 1 ] && med="; median of $rounds"
+	bench_row "$name" "$(awk -v b="$bytes" -v w="$wall" -v m="$med" 'BEGIN{if (w<=0) w=0.01; printf "%.1f MB/s (%.2f s%s)", b/1e6/w, w, m}')" "$rss"
+	bench_row "$name.cpu" "$(awk -v b="$bytes" -v c="$cpu" 'BEGIN{if (c<=0) c=0.01; printf "%.1f MB/CPU-s (%.2f CPU-s/GiB)", b/1e6/c, c*1073741824/b}')" "$rss"
 	return $rc
 }
 

@@ -4,6 +4,7 @@ package bench
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -28,5 +29,28 @@ func TestFailedBaselineFailsTheScript(t *testing.T) {
 				t.Fatalf("no FAILED note:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestMeasureCPUMedian: bench_measure_cpu reports the median wall time of its runs and the
+// highest RSS, and one failed run fails the row.
+func TestMeasureCPUMedian(t *testing.T) {
+	// each run sleeps the next time of the list: 0.6, 0.1, 0.3 s; the median is 0.3
+	const sleeper = `n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; ` +
+		`case $n in 0) sleep 0.6;; 1) sleep 0.1;; *) sleep 0.3;; esac`
+	cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; BENCH_CPU_ROUNDS=3 bench_measure_cpu x 3000000 bash -c '`+sleeper+`'; bench_exit`)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	// the 0.3 s run, whatever the shell's start-up adds (not the 0.6 nor the 0.1)
+	if !regexp.MustCompile(`(?m)^x\t[0-9.]+ MB/s \(0\.3\d s; median of 3\)`).Match(out) || !strings.Contains(string(out), "3 runs") {
+		t.Fatalf("no median row of 0.30 s:\n%s", out)
+	}
+	cmd = exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; BENCH_BIN=/bin/sh; `+
+		`BENCH_CPU_ROUNDS=3 bench_measure_cpu x 1 "$BENCH_BIN" -c 'n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; [ $n != 1 ] || exit 4'; bench_exit`)
+	out, _ = cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "FAILED") {
+		t.Fatalf("a failed second run: exit %d:\n%s", cmd.ProcessState.ExitCode(), out)
 	}
 }
