@@ -494,9 +494,12 @@ func extractBatches(seed maphash.Seed, work <-chan *batch) {
 	for b := range work {
 		b.xo.reset()
 		x.o = &b.xo
-		b.recs = b.recs[:0]
+		if n := len(b.lines); cap(b.recs) < n {
+			b.recs = make([]rec, n+n/8) // room for the next batches' few more lines
+		}
+		b.recs = b.recs[:len(b.lines)]
 		for i := range b.lines {
-			b.recs = append(b.recs, x.line(&b.lines[i]))
+			x.line(&b.lines[i], &b.recs[i])
 		}
 		b.ready <- struct{}{}
 	}
@@ -530,7 +533,8 @@ func (s *scan) read(r io.Reader) error {
 		} else {
 			for i := range b.lines {
 				s.xo.reset()
-				r := s.x.line(&b.lines[i])
+				var r rec
+				s.x.line(&b.lines[i], &r)
 				s.lineRec(&b.lines[i], &r, &s.xo)
 			}
 		}
