@@ -169,9 +169,6 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
 		}
 	} else {
-		// the lock temps a run killed while it took the lock left (see store.createLock):
-		// AcquireWriteLock removes them too, but says nothing
-		res.Notes = append(res.Notes, tempNotes(store.LockPath(path))...)
 		lock, err := store.AcquireWriteLock(path, opts.LockStale)
 		switch {
 		case errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrBadLock):
@@ -179,6 +176,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 				return skip(err.Error() + " (--force repairs anyway)")
 			}
 			res.Notes = append(res.Notes, Note{What: err.Error() + ": repaired anyway (--force), without the write lock"})
+			res.Notes = append(res.Notes, tempNotes(store.LockPath(path), path)...)
 		case err != nil:
 			return fail(err)
 		default:
@@ -186,8 +184,12 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			if !lock.Helper {
 				res.Notes = append(res.Notes, Note{What: "the write lock names clawdoctor's own pid: OpenClaw 2026.6.11 may take it over while the repair runs"})
 			}
+			// the temps of killed runs, of the lock and of the transcript, that taking the
+			// lock removed
+			for _, n := range lock.Removed {
+				res.Notes = append(res.Notes, Note{What: n})
+			}
 		}
-		res.Notes = append(res.Notes, tempNotes(path)...)
 		if lst, err = os.Lstat(path); err != nil { // as it is now that we hold the lock
 			return fail(err)
 		}
@@ -312,9 +314,9 @@ func finishTail(g *tailGuard, res *FileResult) {
 }
 
 // tempNotes removes the temps killed runs left beside path (store.RemoveStaleTemps) and says so.
-func tempNotes(path string) []Note {
+func tempNotes(paths ...string) []Note {
 	var out []Note
-	for _, s := range store.RemoveStaleTemps(path) {
+	for _, s := range store.RemoveStaleTemps(paths...) {
 		out = append(out, Note{What: s})
 	}
 	return out

@@ -30,6 +30,9 @@ type WriteLock struct {
 	// Helper is false when no helper could be started and clawdoctor's own pid is in the
 	// file; OpenClaw 2026.6.11 then treats the lock as "non-openclaw-owner" and may take it.
 	Helper bool
+	// Removed says which temps of killed runs, of the lock and of the transcript, the
+	// acquisition removed (RemoveStaleTemps), for the caller's report.
+	Removed []string
 
 	raw     []byte
 	info    os.FileInfo
@@ -94,6 +97,9 @@ func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, 
 		if err == nil {
 			l.holder, l.Helper = h, h != nil
 			l.untrack = safefile.Track(l.abort)
+			// with the lock held: the temps of dead runs, of the lock (see createLock) and of
+			// the transcript (under the lock's real directory, as the lock), in one listing
+			l.Removed = RemoveStaleTemps(path, filepath.Join(filepath.Dir(path), filepath.Base(transcript)))
 			return l, nil
 		}
 		if !errors.Is(err, os.ErrExist) || attempt >= 3 {
@@ -114,9 +120,8 @@ func createLock(path string, pid int) (*WriteLock, error) {
 	// all (safefile.Create: a fsynced temp hard-linked to the name, which fails on an existing
 	// one as "wx" does). A run killed between the link and the temp's removal leaves the temp
 	// (".<name>.lock.clawdoctor-<pid>-*.tmp", a copy of the lock's payload): the next
-	// acquisition of the lock removes it once its pid is dead, as writers do with theirs. A
-	// caller that reports what it removed calls RemoveStaleTemps(LockPath(...)) first (repair).
-	RemoveStaleTemps(path)
+	// acquisition of the lock removes it once its pid is dead (WriteLock.Removed), as writers
+	// do with theirs.
 	raw := lockPayload(pid, time.Now())
 	err := safefile.Create(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(raw)

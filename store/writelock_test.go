@@ -119,7 +119,8 @@ func TestAcquireWriteLockOverExisting(t *testing.T) {
 
 // TestAcquireWriteLockTemps: the lock appears whole (it is linked from a temp, never created
 // empty and then written), and the temp a run killed between the link and the temp's removal
-// left is removed by the next acquisition once its pid is dead; a live pid's temp stays.
+// left is removed by the next acquisition once its pid is dead, with the transcript's, and
+// reported in Removed; a live pid's temp stays.
 func TestAcquireWriteLockTemps(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("pid probing is Linux-specific here")
@@ -129,7 +130,8 @@ func TestAcquireWriteLockTemps(t *testing.T) {
 	os.WriteFile(tr, []byte("{}\n"), 0o644)
 	dead := filepath.Join(dir, ".s1.jsonl.lock.clawdoctor-2147483646-123.tmp")
 	live := filepath.Join(dir, fmt.Sprintf(".s1.jsonl.lock.clawdoctor-%d-456.tmp", os.Getppid()))
-	for _, p := range []string{dead, live} {
+	deadTr := filepath.Join(dir, ".s1.jsonl.clawdoctor-2147483646-789.tmp") // the transcript's, same listing
+	for _, p := range []string{dead, live, deadTr} {
 		os.WriteFile(p, []byte("{\n  \"pid\": 2147483646\n}\n"), 0o644)
 	}
 	l, err := store.AcquireWriteLock(tr, 0)
@@ -137,8 +139,13 @@ func TestAcquireWriteLockTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Release()
-	if _, err := os.Lstat(dead); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the dead run's lock temp is still there: %v", err)
+	for _, p := range []string{dead, deadTr} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the dead run's temp %s is still there: %v", filepath.Base(p), err)
+		}
+	}
+	if len(l.Removed) != 2 || !strings.Contains(strings.Join(l.Removed, "\n"), filepath.Base(dead)) || !strings.Contains(strings.Join(l.Removed, "\n"), filepath.Base(deadTr)) {
+		t.Errorf("Removed does not report both dead temps: %q", l.Removed)
 	}
 	if _, err := os.Lstat(live); err != nil {
 		t.Errorf("a live pid's lock temp was removed: %v", err)
