@@ -183,14 +183,19 @@ func (s *spilled[T]) addRun(vs []T) int {
 // run returns a copy of the n values from i, which addRun stored in one chunk.
 func (s *spilled[T]) run(i, n int) []T {
 	out := make([]T, n)
-	k := i / s.clen
+	copy(out, s.span(i, n))
+	return out
+}
+
+// span returns the n values from i, which addRun stored in one chunk, in place: valid until
+// the next read of s.
+func (s *spilled[T]) span(i, n int) []T {
+	k, o := i/s.clen, i%s.clen
 	if c := s.chunks[k]; c != nil {
-		copy(out, c[i%s.clen:])
-		return out
+		return c[o : o+n]
 	}
 	s.at(i) // loads the chunk into the cache
-	copy(out, s.cache[i%s.clen:])
-	return out
+	return s.cache[o : o+n]
 }
 
 // coldArena stores strings that are read only to write findings (previews, error messages,

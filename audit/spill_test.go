@@ -48,13 +48,13 @@ func TestSpilledScanMatchesInMemory(t *testing.T) {
 		return fs, s
 	}
 	want, s := run()
-	if s.details.spills+s.calls.spills+s.cold.b.spills != 0 {
+	if s.details.b.spills+s.calls.spills+s.cold.b.spills != 0 {
 		t.Fatal("the in-memory run spilled already: the input is too big for this test")
 	}
 	defer func(d, c, k int) { detailBudget, callBudget, coldBudget = d, c, k }(detailBudget, callBudget, coldBudget)
 	detailBudget, callBudget, coldBudget = 64<<10, 64<<10, 64<<10
 	got, s := run()
-	if s.details.spills == 0 || s.calls.spills == 0 || s.cold.b.spills == 0 {
+	if s.details.b.spills == 0 || s.calls.spills == 0 || s.cold.b.spills == 0 {
 		t.Fatal("the small budgets did not make the scan spill")
 	}
 	if len(want) < 4 {

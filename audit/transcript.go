@@ -173,7 +173,7 @@ type scan struct {
 
 	seed       maphash.Seed
 	nodes      nodes
-	details    *spilled[detail]
+	details    *detailLog
 	rares      *spilled[rare]
 	calls      *spilled[call]
 	cold       *coldArena
@@ -271,7 +271,7 @@ func CheckTranscript(ctx context.Context, r io.Reader, name string, opts Options
 
 func newScan(ctx context.Context, name string, opts Options) *scan {
 	s := &scan{ctx: ctx, name: name, opts: opts, perRule: map[string]int{}, seed: maphash.MakeSeed(), p: parserPool.Get().(*fastjson.Parser),
-		details: newSpilled[detail](detailBudget), rares: newSpilled[rare](callBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
+		details: newDetailLog(detailBudget), rares: newSpilled[rare](callBudget), calls: newSpilled[call](callBudget), cold: newColdArena(coldBudget),
 		pending: newSpilled[pendingParent](callBudget), names: []string{""}, nameIdx: map[string]uint16{}}
 	s.ids = newKeyMap(s.keyOf)
 	s.x = extractorPool.Get().(*extractor)
@@ -325,7 +325,7 @@ func (s *scan) run(r io.Reader) ([]Finding, int64, error) {
 	}
 	s.tree()
 	s.suppressed()
-	for _, err := range []error{s.details.err, s.rares.err, s.calls.err, s.cold.b.err, s.pending.err} {
+	for _, err := range []error{s.details.b.err, s.rares.err, s.calls.err, s.cold.b.err, s.pending.err} {
 		if err != nil {
 			return s.out, s.entries, fmt.Errorf("%s: %w", s.name, err)
 		}
@@ -376,7 +376,15 @@ func checkFirst(l *jsonl.Line) bool {
 	return l.Flags&(jsonl.FlagTooLong|jsonl.FlagBlank|jsonl.FlagNUL|jsonl.FlagInvalidUTF8) == 0
 }
 
-const batchBytes = 4 << 20
+// batchBytes is the read buffer of a big stream, and so the bytes of a batch: 1 MiB, not 4,
+// because every batch in flight is memory touched for the first time, and on the bench machine
+// (a microVM) a first touch costs 10-15 µs a page: 4 MiB batches were 60 MB of it (a tenth of
+// the page faults of the audit of tiny entries), with their records.
+const batchBytes = 1 << 20
+
+// maxBatchBuf is the largest buffer a batch keeps for reuse: the Reader's buffers grow past
+// batchBytes for lines up to 4 MiB (images), and shrink back after longer ones.
+const maxBatchBuf = 4 * batchBytes
 
 // batchPool keeps the batches of finished scans for the next one.
 var batchPool sync.Pool
@@ -384,36 +392,37 @@ var batchPool sync.Pool
 // readBatches reads r in a goroutine and sends batches of lines; free returns used batches.
 // sizeHint (the stream size, 0 unknown) keeps buffers small for small files.
 //
+// A batch is one read buffer of the Reader (jsonl.Options.Handoff): its lines point into it,
+// and no line is copied (copying every line into a batch of its own was a twentieth of the
+// audit of a transcript of tiny entries). A batch comes back with its buffer, which the Reader
+// reads into again.
+//
 // With work set, every batch also goes to work, where the extracting workers check and read its
 // lines; without, the scan's goroutine does.
 func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *batch, free chan *batch, done <-chan struct{}) {
-	bufSize, batchCap := 256<<10, 256<<10 // unknown size: start modest, batches grow by append
+	bufSize := batchBytes / 4 // unknown size: start modest, the Reader doubles its buffer
 	if sizeHint > 0 {
-		bufSize = int(min(max(sizeHint, 4<<10), 1<<20))
-		batchCap = int(min(max(sizeHint/2, 4<<10), batchBytes))
+		bufSize = int(min(max(sizeHint, 4<<10), batchBytes))
 	}
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine, BufferSize: bufSize})
 	get := func() *batch {
 		select {
 		case b := <-free:
-			b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+			b.lines, b.err = b.lines[:0], nil
+			if cap(b.buf) > maxBatchBuf {
+				b.buf = nil // it held a long line: do not read on into its memory
+			}
 			return b
 		default:
 			// a state dir is thousands of small scans: their batches are reused, not garbage
-			if b, ok := batchPool.Get().(*batch); ok && cap(b.buf) >= batchCap {
-				b.buf, b.lines, b.err = b.buf[:0], b.lines[:0], nil
+			if b, ok := batchPool.Get().(*batch); ok {
+				b.lines, b.err = b.lines[:0], nil
 				return b
 			}
-			return &batch{buf: make([]byte, 0, batchCap), ready: make(chan struct{}, 1)}
+			return &batch{ready: make(chan struct{}, 1)}
 		}
 	}
 	b := get()
-	end := func() {
-		close(out)
-		if work != nil {
-			close(work)
-		}
-	}
+	stopped := false
 	send := func() bool {
 		select {
 		case out <- b:
@@ -429,25 +438,43 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 		}
 		return true
 	}
+	handoff := func(old []byte, size int) []byte {
+		if len(b.lines) > 0 && !stopped { // every line of b points into old
+			b.buf = old
+			if !send() {
+				stopped = true // the scan has ended: Next is not called again
+			}
+			b = get()
+		}
+		if old == nil {
+			size = bufSize // the first buffer: at its full size when the stream's size is known
+		}
+		spare := b.buf // the buffer b came back with: its lines are done
+		b.buf = nil
+		if cap(spare) < size {
+			spare = make([]byte, size)
+		}
+		return spare[:cap(spare)]
+	}
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine, BufferSize: bufSize, Handoff: handoff})
+	end := func() {
+		close(out)
+		if work != nil {
+			close(work)
+		}
+	}
 	for {
 		l, err := rd.Next()
+		if stopped {
+			end()
+			return
+		}
 		if err != nil {
-			rd.Release() // every line was copied into a batch
-			b.err = err
+			b.buf, b.err = rd.Detach(), err // the last lines point into the Reader's buffer
 			send()
 			end()
 			return
 		}
-		if len(b.buf)+len(l.Bytes) > cap(b.buf) && len(b.lines) > 0 {
-			if !send() {
-				end()
-				return
-			}
-			b = get()
-		}
-		start := len(b.buf)
-		b.buf = append(b.buf, l.Bytes...)
-		l.Bytes = b.buf[start:len(b.buf):len(b.buf)]
 		b.lines = append(b.lines, l)
 	}
 }
@@ -551,13 +578,13 @@ func (s *scan) read(r io.Reader) error {
 		select {
 		case free <- b:
 		default:
-			if cap(b.buf) <= batchBytes {
+			if cap(b.buf) <= maxBatchBuf {
 				batchPool.Put(b)
 			}
 		}
 	}
 	for len(free) > 0 { // the reader has ended: its spare batches go to the next scan
-		if b := <-free; cap(b.buf) <= batchBytes {
+		if b := <-free; cap(b.buf) <= maxBatchBuf {
 			batchPool.Put(b)
 		}
 	}

@@ -96,7 +96,7 @@ func (s *scan) merge(v *scan, base map[string]int) {
 	for rule, n := range v.perRule {
 		s.perRule[rule] += n - base[rule]
 	}
-	for _, e := range [][2]*error{{&s.details.err, &v.details.err}, {&s.rares.err, &v.rares.err}, {&s.calls.err, &v.calls.err},
+	for _, e := range [][2]*error{{&s.details.b.err, &v.details.b.err}, {&s.rares.err, &v.rares.err}, {&s.calls.err, &v.calls.err},
 		{&s.cold.b.err, &v.cold.b.err}, {&s.pending.err, &v.pending.err}} {
 		if *e[0] == nil {
 			*e[0] = *e[1]

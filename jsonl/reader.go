@@ -91,6 +91,14 @@ func (l *Line) Terminator() string {
 type Options struct {
 	MaxLine    int // longest line kept, in bytes before its \n; 0 means DefaultMaxLine
 	BufferSize int // initial read buffer in bytes; 0 means DefaultBufferSize (tests use small ones)
+	// Handoff, when set, lends the Reader its buffers: it is called with nil for the first
+	// buffer and with each full buffer (old), which then belongs to the caller again with the
+	// Bytes of every line returned from it, and returns the buffer to go on with, of at least
+	// size bytes (its full capacity is used). The lines of old stay valid as long as the caller
+	// keeps old: a caller that holds lines across calls to Next needs no copy of them. The
+	// unfinished line at the end of old is copied to the new buffer after the call. [Reader.Detach]
+	// takes the last buffer.
+	Handoff func(old []byte, size int) []byte
 }
 
 // Reader yields the lines of a stream one at a time, without bufio.Scanner: a line over the
@@ -135,7 +143,16 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if size < 16 {
 		size = 16
 	}
-	return &Reader{src: r, base: size, max: max}
+	return &Reader{src: r, base: size, max: max, handoff: opts.Handoff}
+}
+
+// Detach returns the Reader's buffer, which the Bytes of the lines returned since the last
+// Handoff point into, and ends the Reader as [Reader.Release] does; the buffer is not kept for
+// another Reader.
+func (r *Reader) Detach() []byte {
+	b := r.buf
+	r.buf, r.r, r.w, r.done = nil, 0, 0, true
+	return b
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -171,7 +188,9 @@ func (r *Reader) fill() bool {
 		// a buffer a Reader released (it costs nothing), else start small and double up to
 		// the full buffer as the stream proves long: a 2 KiB transcript must not cost a
 		// zeroed 1 MiB (stats and audit open thousands)
-		if p, ok := bufPool.Get().(*[]byte); ok && r.handoff == nil {
+		if r.handoff != nil {
+			r.buf = r.handoff(nil, min(r.base, startBufferSize))
+		} else if p, ok := bufPool.Get().(*[]byte); ok {
 			r.buf = *p
 		} else {
 			r.buf = make([]byte, min(r.base, startBufferSize))
@@ -191,7 +210,9 @@ func (r *Reader) fill() bool {
 			}
 		case size < r.base: // still ramping up to the full buffer
 			size = min(2*size, r.base)
-		case carry == 0 && size > 4*r.base: // a long line is over: give its buffer back
+		case size > 4*r.base && carry <= r.base/2: // a long line is over: give its buffer back
+			// (not only at a line end that falls on the buffer's end: with Handoff every
+			// buffer after a long line would be as big as it, and each one the caller holds)
 			size = r.base
 		}
 		nb := r.buf

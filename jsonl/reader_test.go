@@ -3,6 +3,7 @@ package jsonl_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -180,5 +181,81 @@ func TestFlagString(t *testing.T) {
 	}
 	if len(jsonl.AllFlags) != 8 {
 		t.Errorf("AllFlags has %d flags", len(jsonl.AllFlags))
+	}
+}
+
+// TestReaderHandoff: with Options.Handoff every line stays valid while the caller holds the
+// buffer it points into (no copy), the buffers asked for shrink back after a long line (else
+// every buffer the caller holds would be as big), and Detach gives the last buffer.
+func TestReaderHandoff(t *testing.T) {
+	const base = 64
+	var want []string
+	var in strings.Builder
+	for i := range 300 {
+		w := fmt.Sprintf(`{"n":%d,"s":%q}`, i, strings.Repeat("x", i%40))
+		if i == 100 {
+			w = `{"long":"` + strings.Repeat("y", 50*base) + `"}`
+		}
+		want = append(want, w)
+		in.WriteString(w + "\n")
+	}
+	for _, src := range []struct {
+		name string
+		r    func() io.Reader
+	}{
+		{"whole", func() io.Reader { return strings.NewReader(in.String()) }},
+		{"one byte a read", func() io.Reader { return iotest.OneByteReader(strings.NewReader(in.String())) }},
+		{"half reads", func() io.Reader { return iotest.HalfReader(strings.NewReader(in.String())) }},
+	} {
+		t.Run(src.name, func(t *testing.T) {
+			var held [][]byte // every buffer handed back, kept: the lines point into them
+			var sizes []int
+			firsts := 0
+			r := jsonl.NewReader(src.r(), jsonl.Options{BufferSize: base, Handoff: func(old []byte, size int) []byte {
+				if old == nil {
+					firsts++
+				} else {
+					held = append(held, old)
+				}
+				sizes = append(sizes, size)
+				return make([]byte, size)
+			}})
+			var got []jsonl.Line
+			for {
+				l, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, l)
+			}
+			last := r.Detach()
+			if len(last) == 0 {
+				t.Fatal("Detach gave no buffer")
+			}
+			if firsts != 1 {
+				t.Errorf("the first buffer was asked for %d times, want 1", firsts)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d lines, want %d", len(got), len(want))
+			}
+			for i, l := range got {
+				if string(l.Bytes) != want[i] {
+					t.Fatalf("line %d after the reads: %q, want %q", i+1, l.Bytes, want[i])
+				}
+			}
+			grew, after := 0, 0
+			for _, s := range sizes {
+				grew = max(grew, s)
+				if grew > 4*base && s <= base {
+					after = s
+				}
+			}
+			if grew <= 4*base || after == 0 {
+				t.Errorf("buffer sizes asked for %v: want growth past %d for the long line and back to %d after it", sizes, 4*base, base)
+			}
+		})
 	}
 }

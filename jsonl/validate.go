@@ -274,8 +274,11 @@ func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts Validate
 		cur.lines = cur.lines[:0]
 	}
 	rd.handoff = func(old []byte, size int) []byte {
-		spare := cur.data // the buffer this batch came back with, if any
-		send(old)         // every line collected so far points into old
+		if old != nil {
+			send(old) // every line collected so far points into old
+		}
+		spare := cur.data // the buffer this batch came back with, if any: its lines are done
+		cur.data = nil
 		if cap(spare) < size {
 			spare = make([]byte, size)
 		}
