@@ -421,6 +421,7 @@ func (x *extractor) message(m jsonl.Value, pre *messageFields, r *rec, idb []byt
 			}
 			x.o.calls = append(x.o.calls, c)
 			r.d.callN++
+			r.n.flags |= fCalls
 		}
 	case "toolResult", "tool":
 		r.n.role = roleToolResult

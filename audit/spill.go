@@ -16,7 +16,9 @@ import (
 // is appended to logs whose old chunks go to a temp file once a log holds more than its memory
 // budget, and are read back a chunk at a time. The checks after the scan walk the active
 // branch in file order (a parent precedes its children), so the read-back is sequential.
-// Transcripts whose details fit their budget (detailBudget) never touch the disk.
+// Transcripts whose details fit their budget (detailBudget) never touch the disk. The details
+// go to their log packed (detailLog, ~4-10 bytes an entry instead of 40), so that budget holds
+// the details of millions of entries.
 
 // spillDir is where spilled chunks go ("" means os.TempDir, i.e. $TMPDIR).
 var spillDir = ""

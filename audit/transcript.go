@@ -100,6 +100,11 @@ const (
 	fSide                          // appendMode "side"
 	fHasParent                     // parentId is a non-empty string
 	fResultErr                     // toolResult isError
+	// fCalls: an assistant with tool calls. The checks after the scan read an assistant's
+	// detail only when it has calls or follows an error turn: a transcript of chat without
+	// tools then reads no details at all (decoding them once per check was 6 % of the audit of
+	// tiny entries)
+	fCalls
 )
 
 // node is the hot part of one entry, kept in memory for the walks over the tree: 16 bytes and
@@ -113,7 +118,8 @@ type node struct {
 }
 
 // detail is the rest of what the checks need of one entry, read back after the scan: 40
-// bytes, written out to the spill file with the rest of its log when the log is over budget.
+// bytes, packed with the details around it in a detailLog (written out to the spill file
+// when the log is over budget).
 // What few entries have (an id idKey cannot pack, a message-tool result's message id) is in
 // a rare of its own.
 type detail struct {
@@ -151,11 +157,11 @@ var invalidReasons = []string{"", "no input (arguments and input are missing)", 
 	"name longer than 64 characters", "name has characters outside A-Z a-z 0-9 _ -"}
 
 // Spill budgets of one scan: in-memory bytes of each log before its old chunks go to disk
-// (variables so a test can make a small transcript spill). The details budget holds 1.25M
-// entries (40 bytes each), so transcripts up to ~250 MiB of small entries never write to
-// disk (writing out and reading back was a fifth of their audit's CPU); a bigger one keeps
-// only the budget's worth in memory, and a 4 GiB transcript (2.4M entries) stays under its
-// 256 MiB RSS target.
+// (variables so a test can make a small transcript spill). The details budget holds the
+// packed details (detailLog) of ~10M tiny entries or ~5M big ones, so nearly every transcript's
+// details stay in memory (a 1 GiB transcript of tiny entries: ~18 MB; writing details out and
+// reading them back was a fifth of the CPU when they were 40 bytes each); a bigger one keeps
+// only the budget's worth in memory, and the 16 GiB transcript stays under its RSS target.
 var (
 	detailBudget = 48 << 20
 	callBudget   = 6 << 20

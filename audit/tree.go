@@ -308,8 +308,11 @@ func (s *scan) tools(path []int32) {
 		}
 		switch n.role {
 		case roleAssistant:
-			d := s.det(ni)
 			contig = -1
+			if n.flags&fCalls == 0 {
+				return // no calls: nothing to pair, and its detail is not read
+			}
+			d := s.det(ni)
 			if d.callN > 0 {
 				contig = pos
 			}
@@ -453,6 +456,9 @@ func (s *scan) fallbackChain(path []int32) {
 		if !isAsst && !(n.kind == kindSnapshot && errTurn >= 0) {
 			return
 		}
+		if isAsst && errTurn < 0 && n.flags&fError == 0 {
+			return // an answer with no error turn before it: nothing to compare, no detail read
+		}
 		d := s.det(ni)
 		differs := errTurn >= 0 && d.model != 0 && errDet.model != 0 && d.model != errDet.model
 		if isAsst {
@@ -501,14 +507,14 @@ type send struct {
 func (s *scan) delivery(path []int32) {
 	var sends []send
 	byCall := map[uint64]int{}
-	var turnEnd int64
-	end := turn{node: -1}
+	end := int32(-1) // the turn's last assistant entry; its detail is read only if it is needed
 	var mirrors []int64
 	flush := func() {
-		if len(sends) >= 2 && end.node >= 0 {
-			s.batched(sends, mirrors, turnEnd, end)
+		if len(sends) >= 2 && end >= 0 {
+			d := s.det(end)
+			s.batched(sends, mirrors, d.ts, turn{node: end, line: d.line})
 		}
-		sends, mirrors, turnEnd, end = sends[:0], mirrors[:0], 0, turn{node: -1}
+		sends, mirrors, end = sends[:0], mirrors[:0], -1
 		clear(byCall)
 	}
 	s.onPath(path, func(ni int32, _ int) {
@@ -519,16 +525,19 @@ func (s *scan) delivery(path []int32) {
 				flush()
 			}
 		case roleAssistant:
-			d := s.det(ni)
 			if n.flags&fMirror != 0 {
-				mirrors = append(mirrors, d.ts)
+				mirrors = append(mirrors, s.det(ni).ts)
 				return
 			}
-			turnEnd, end = d.ts, turn{node: ni, line: d.line}
+			end = ni
+			if n.flags&fCalls == 0 {
+				return
+			}
+			d := s.det(ni)
 			for k := d.callStart(); k < d.callStart()+int(d.callN); k++ {
 				if c := s.calls.at(k); c.send && c.key != 0 {
 					byCall[c.key] = len(sends)
-					sends = append(sends, send{first: end, callID: s.str(c.id), text: s.str(c.text)})
+					sends = append(sends, send{first: turn{node: ni, line: d.line}, callID: s.str(c.id), text: s.str(c.text)})
 				}
 			}
 		case roleToolResult:
