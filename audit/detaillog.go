@@ -31,6 +31,7 @@ type detailLog struct {
 	enc    []byte   // scratch for packing a block
 	dec    []detail // the decoded block decAt of this reader
 	decAt  int      // -1: none
+	decs   int      // blocks decoded by this reader (for tests)
 }
 
 func newDetailLog(budgetBytes int) *detailLog {
@@ -80,6 +81,7 @@ func (l *detailLog) at(i int) detail {
 			l.dec = append(l.dec, detail{})
 		}
 		l.decAt = k
+		l.decs++
 	}
 	return l.dec[i%detailBlock]
 }

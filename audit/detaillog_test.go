@@ -1,8 +1,12 @@
 package audit
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -174,4 +178,51 @@ func FuzzUnpackDetails(f *testing.F) {
 			t.Fatalf("repacked details differ:\n%s", diff)
 		}
 	})
+}
+
+// TestChatReadsNoDetails: the checks after the scan read no detail of a chat without tool
+// calls or errors (fCalls, fError), and do read them once an error turn is followed by another
+// model, which they then report.
+func TestChatReadsNoDetails(t *testing.T) {
+	chat := func(fallback bool) []byte {
+		var b strings.Builder
+		b.WriteString(`{"type":"session","version":3,"id":"5d1c0000-0000-4000-8000-00000000000a","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}` + "\n")
+		parent := "null"
+		for i := range 2000 {
+			id := fmt.Sprintf("%08x", i+1)
+			var msg string
+			switch {
+			case i%2 == 0:
+				msg = `{"role":"user","content":"hi","timestamp":1}`
+			case fallback && i == 1001:
+				msg = `{"role":"assistant","content":[],"provider":"anthropic","model":"a","stopReason":"error","errorMessage":"overloaded","timestamp":1}`
+			case fallback && i > 1001:
+				msg = `{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"openai","model":"b","stopReason":"stop","timestamp":1}`
+			default:
+				msg = `{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"anthropic","model":"a","stopReason":"stop","timestamp":1}`
+			}
+			fmt.Fprintf(&b, `{"type":"message","id":%q,"parentId":%s,"timestamp":"2026-05-01T08:00:01.000Z","message":%s}`+"\n", id, parent, msg)
+			parent = `"` + id + `"`
+		}
+		return []byte(b.String())
+	}
+	for _, fallback := range []bool{false, true} {
+		s := newScan(context.Background(), "t.jsonl", Options{})
+		fs, n, err := s.run(bytes.NewReader(chat(fallback)))
+		if err != nil || n != 2000 {
+			t.Fatalf("fallback %v: %d entries, %v", fallback, n, err)
+		}
+		chains := 0
+		for _, f := range fs {
+			if f.Rule == "fallback.chain" {
+				chains++
+			}
+		}
+		switch {
+		case !fallback && (s.details.decs != 0 || len(fs) != 0):
+			t.Errorf("a plain chat: %d detail blocks decoded after the scan, findings %v; want none", s.details.decs, fs)
+		case fallback && (s.details.decs == 0 || chains != 1):
+			t.Errorf("a chat with a fallback: %d blocks decoded, %d fallback.chain findings; want some and 1", s.details.decs, chains)
+		}
+	}
 }
