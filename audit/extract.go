@@ -32,6 +32,7 @@ type rec struct {
 	rareID  bool   // keep the id's string (its key is a hash, not the packed id)
 	extra2  span   // rare.extra2
 	parent  span   // the parentId
+	key     uint64 // idKey of the entry id; 0 none (the node holds it split, see nodes.add)
 	pkey    uint64 // key of the parentId; 0 none
 	calls   [2]int32
 	finds   [2]int32
@@ -219,9 +220,9 @@ func (x *extractor) entryOf(f *entryFields, typ string, line int64, r *rec) {
 	r.calls[0], r.calls[1] = int32(len(x.o.calls)), int32(len(x.o.calls))
 	r.finds[0] = int32(len(x.o.finds))
 	idb := f.id.StringBytes()
-	r.n.key = x.key(idb)
+	r.key = x.key(idb)
 	r.id = x.o.put(idb)
-	r.rareID = r.n.key>>63 == 0 && r.n.key != 0 // not packed: keep the string for messages and the duplicate check
+	r.rareID = r.key>>63 == 0 && r.key != 0 // not packed: keep the string for messages and the duplicate check
 	if pb := f.parentID.StringBytes(); len(pb) > 0 {
 		r.pkey = x.key(pb)
 		r.parent = x.o.put(pb)
@@ -666,9 +667,9 @@ func (s *scan) apply(r *rec, o *extractOut) {
 	if rr != (rare{}) {
 		d.rare = int32(s.rares.add(rr) + 1)
 	}
-	i := s.nodes.add(n)
+	i := s.nodes.add(n, r.key)
 	s.details.add(d)
-	if n.key == 0 {
+	if r.key == 0 {
 		return // a file without ids (pi v1, or a foreign format) has no tree to check
 	}
 	switch {
@@ -689,10 +690,10 @@ func (s *scan) apply(r *rec, o *extractOut) {
 	if idb := o.bytes(r.id); len(idb) > maxCold {
 		// the cold copy of this id is cut: index it now, while its whole text is at hand
 		s.flushIDs()
-		s.indexID(n.key, s.ids.hash(n.key), i, line, idb)
+		s.indexID(r.key, s.ids.hash(r.key), i, line, idb)
 		return
 	}
-	s.idq[s.nidq] = queuedID{key: n.key, node: i, line: line}
+	s.idq[s.nidq] = queuedID{key: r.key, node: i, line: line}
 	if s.nidq++; s.nidq >= idQueueLen {
 		s.flushIDs()
 	}

@@ -73,13 +73,56 @@ func packed(k uint64) (string, bool) {
 const nodeChunk = 8192
 
 // nodes is a chunked slice: growing it never copies, so a big index never needs twice its
-// size, and it holds no pointers for the garbage collector to scan.
+// size, and it holds no pointers for the garbage collector to scan. The high halves of hashed
+// id keys are in hi, a chunk beside each chunk of nodes that holds one: most transcripts have
+// only OpenClaw's packed ids and never make one. 12 bytes a node instead of 16: on the bench
+// machine a page touched for the first time costs 10-27 µs, and a transcript of tiny entries
+// touches a node's bytes for every ~230 bytes read (docs/audit.md, "Memory").
 type nodes struct {
 	chunks [][]node
+	hi     [][]uint32
 	n      int
 }
 
-func (ns *nodes) add(n node) int32 {
+// The key flags of a node: which high half its id key has (neither: the entry has no id).
+const (
+	fKeyPacked uint16 = 1 << 13 // a packed id: the high half is 1<<31 (see idKey)
+	fKeyHashed uint16 = 1 << 14 // a hashed id: the high half is in nodes.hi
+)
+
+// add appends n with id key key (0: none) and returns its index.
+func (ns *nodes) add(n node, key uint64) int32 {
+	n.keyLo = uint32(key)
+	switch {
+	case key>>32 == 1<<31:
+		n.flags |= fKeyPacked
+	case key != 0:
+		n.flags |= fKeyHashed
+		k := ns.n / nodeChunk
+		for len(ns.hi) <= k {
+			ns.hi = append(ns.hi, nil)
+		}
+		if ns.hi[k] == nil {
+			ns.hi[k] = make([]uint32, nodeChunk)
+		}
+		ns.hi[k][ns.n%nodeChunk] = uint32(key >> 32)
+	}
+	return ns.push(n)
+}
+
+// key returns the id key of node i.
+func (ns *nodes) key(i int32) uint64 {
+	n := &ns.chunks[i/nodeChunk][i%nodeChunk]
+	switch {
+	case n.flags&fKeyPacked != 0:
+		return 1<<63 | uint64(n.keyLo)
+	case n.flags&fKeyHashed != 0:
+		return uint64(ns.hi[i/nodeChunk][i%nodeChunk])<<32 | uint64(n.keyLo)
+	}
+	return 0
+}
+
+func (ns *nodes) push(n node) int32 {
 	if ns.n%nodeChunk == 0 {
 		c := nodeChunk
 		if ns.n == 0 {
@@ -99,7 +142,8 @@ func (ns *nodes) at(i int32) *node { return &ns.chunks[i/nodeChunk][i%nodeChunk]
 // the key's hash so that growing never allocates more than a shard's worth at once (a single
 // table doubling from 16 to 32 M slots would hold both for a moment); each shard is an
 // open-addressing table of 8-byte slots (the hash's low 32 bits as a tag, which also gives the
-// slot, so growing needs no rehash; value + 1). A tag match is confirmed by the caller's key of the value (keyOf), so slots need not hold the key.
+// slot, see start, so growing needs no rehash; value + 1). A tag match is confirmed by the
+// caller's key of the value (keyOf), so slots need not hold the key.
 type keyMap struct {
 	mix    [2]uint64 // the hash's random seed (hash)
 	shards [keyShards]keyShard
@@ -120,16 +164,15 @@ func newKeyMap(keyOf func(int32) uint64) *keyMap {
 
 // reserve sizes the shards for n keys, so that a big transcript's index does not grow by
 // doubling as it is read (the rehashing moved every slot of the table once more: a twentieth of
-// the CPU of a transcript of tiny entries). It only sizes empty shards. A big table is one
-// block (tableBlock): the ids' slots are read at random, and a block can be held in huge pages.
+// the CPU of a transcript of tiny entries). It only sizes empty shards. A shard's size is not a
+// power of two (a slot is found by fastrange, see start): rounded up to one, the table of the
+// bench's tiny entries was 1.6 times what 3/4 full needs, 13 MB more of memory touched for the
+// first time. A big table is one block (tableBlock): the ids' slots are read at random, and a
+// block can be held in huge pages.
 func (m *keyMap) reserve(n int) {
-	per := n/keyShards*4/3 + 1
-	if per <= 16 {
+	size := n/keyShards*4/3 + 1
+	if size <= 16 {
 		return // a small file: shards are made as ids reach them, 16 slots each
-	}
-	size := 16
-	for size < per {
-		size *= 2
 	}
 	block := tableBlock(size * keyShards)
 	for k := range m.shards {
@@ -138,6 +181,11 @@ func (m *keyMap) reserve(n int) {
 		}
 	}
 }
+
+// start is the slot where a key of hash tag starts probing in a shard of size slots: the tag
+// scaled to the size (Lemire's fastrange), so a shard of any size needs no division, and
+// growing keeps the order of the slots' starts.
+func start(tag uint32, size int) int { return int(uint64(tag) * uint64(size) >> 32) }
 
 // hash mixes a key with the map's random seed: two rounds of a 128-bit multiply folded (as
 // wyhash mixes), inlined where maphash.Comparable was a call. The calls kept the processor from
@@ -156,8 +204,7 @@ func (m *keyMap) get(k uint64) (int32, bool) {
 		return 0, false
 	}
 	tag := uint32(h)
-	mask := len(sh.slots) - 1
-	for i := int(tag) & mask; ; i = (i + 1) & mask {
+	for i := start(tag, len(sh.slots)); ; i = next(i, len(sh.slots)) {
 		s := sh.slots[i]
 		if s == 0 {
 			return 0, false
@@ -184,7 +231,7 @@ func (m *keyMap) touch(h uint64) uint64 {
 	if len(sh.slots) == 0 {
 		return 0
 	}
-	return sh.slots[int(uint32(h))&(len(sh.slots)-1)]
+	return sh.slots[start(uint32(h), len(sh.slots))]
 }
 
 // setHashed is set with the key's hash h already computed.
@@ -195,8 +242,7 @@ func (m *keyMap) setHashed(k, h uint64, v int32) (prev int32, had bool) {
 	}
 	tag := uint32(h)
 	slot := uint64(tag)<<32 | uint64(uint32(v+1))
-	mask := len(sh.slots) - 1
-	for i := int(tag) & mask; ; i = (i + 1) & mask {
+	for i := start(tag, len(sh.slots)); ; i = next(i, len(sh.slots)) {
 		s := sh.slots[i]
 		if s == 0 {
 			sh.slots[i] = slot
@@ -215,15 +261,23 @@ func (m *keyMap) setHashed(k, h uint64, v int32) (prev int32, had bool) {
 	}
 }
 
+// next is the slot probed after slot i in a shard of size slots.
+func next(i, size int) int {
+	if i++; i == size {
+		return 0
+	}
+	return i
+}
+
 func (m *keyMap) grow(sh *keyShard) {
 	old := sh.slots
 	sh.slots = make([]uint64, 2*len(old))
-	mask := len(sh.slots) - 1
+	size := len(sh.slots)
 	for _, s := range old {
 		if s == 0 {
 			continue
 		}
-		for i := int(s>>32) & mask; ; i = (i + 1) & mask { // the tag is the hash's low bits
+		for i := start(uint32(s>>32), size); ; i = next(i, size) { // the slot holds its tag: no rehash
 			if sh.slots[i] == 0 {
 				sh.slots[i] = s
 				break

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"hash/maphash"
 	"runtime"
 	"testing"
@@ -68,10 +69,10 @@ func TestIDEstimate(t *testing.T) {
 func TestReserveBlock(t *testing.T) {
 	var keys []uint64
 	m := newKeyMap(func(v int32) uint64 { return keys[v] })
-	m.reserve(1 << 18) // 64 shards of 8,192 slots: a 4 MiB block, the least tableBlock aligns
+	m.reserve(1 << 19) // 64 shards of 10,923 slots (4/3 of 8,192, not rounded to a power of two): a 5.3 MiB block, over the 4 MiB tableBlock aligns
 	size := len(m.shards[0].slots)
-	if size != 8192 {
-		t.Fatalf("shard size %d, want 8192", size)
+	if size != 10923 {
+		t.Fatalf("shard size %d, want 10923", size)
 	}
 	for k := 1; k < keyShards; k++ {
 		if len(m.shards[k].slots) != size || uintptr(unsafe.Pointer(&m.shards[k].slots[0])) != uintptr(unsafe.Pointer(&m.shards[k-1].slots[0]))+uintptr(size)*8 {
@@ -81,7 +82,7 @@ func TestReserveBlock(t *testing.T) {
 	if runtime.GOOS == "linux" && uintptr(unsafe.Pointer(&m.shards[0].slots[0]))%hugePage != 0 {
 		t.Errorf("the block does not start on a huge page")
 	}
-	for i := range 600_000 { // past the reserve (393,216 at 3/4 full): shards grow
+	for i := range 800_000 { // past the reserve (524,288 at 3/4 full): shards grow
 		keys = append(keys, uint64(i)*0x9e3779b97f4a7c15|1<<63)
 		if _, had := m.set(keys[i], int32(i)); had {
 			t.Fatalf("key %d already there", i)
@@ -112,11 +113,12 @@ func TestKeyMapSpreads(t *testing.T) {
 	for name, key := range sets {
 		m := newKeyMap(nil)
 		var shards [keyShards]int
-		tags := map[uint32]bool{}
+		tags, starts := map[uint32]bool{}, map[int]bool{}
 		for i := range n {
 			h := m.hash(key(i))
 			shards[h>>58]++
 			tags[uint32(h)&(1<<20-1)] = true
+			starts[start(uint32(h), 1<<20)] = true // the slot a key starts at comes from the tag's high bits
 		}
 		for k, c := range shards {
 			if c < n/keyShards/2 || c > n/keyShards*2 {
@@ -127,9 +129,48 @@ func TestKeyMapSpreads(t *testing.T) {
 		if len(tags) < n*9/10 {
 			t.Errorf("%s: %d distinct low tags of %d keys", name, len(tags), n)
 		}
+		if len(starts) < n*9/10 {
+			t.Errorf("%s: %d distinct start slots of %d keys", name, len(starts), n)
+		}
 	}
 	a, b := newKeyMap(nil), newKeyMap(nil)
 	if a.hash(1<<63|42) == b.hash(1<<63|42) {
 		t.Errorf("two maps hash a key alike: their seeds are not random")
+	}
+}
+
+// TestNodesKey: a node's id key comes back whole whatever its kind (none, packed, hashed),
+// including hashed keys whose high half is 0 or 1<<31 - 1 and hashed ids that first appear in a
+// later chunk; nodes of packed ids alone make no chunk of high halves.
+func TestNodesKey(t *testing.T) {
+	seed := maphash.MakeSeed()
+	var ns nodes
+	var want []uint64
+	add := func(k uint64) {
+		want = append(want, k)
+		if i := ns.add(node{parentIdx: -1, flags: fError}, k); int(i) != len(want)-1 {
+			t.Fatalf("add returned %d, want %d", i, len(want)-1)
+		}
+	}
+	for i := range 3 * nodeChunk {
+		add(idKey(seed, fmt.Appendf(nil, "%08x", i)))
+	}
+	if len(ns.hi) != 0 {
+		t.Fatalf("packed ids made %d chunks of high halves", len(ns.hi))
+	}
+	add(0)
+	add(1)                // hashed, high half 0
+	add(1<<63 - 1)        // hashed, the highest
+	add(0x7fffffff << 32) // hashed, high half of a packed key but without its top bit
+	for i := range nodeChunk {
+		add(idKey(seed, fmt.Appendf(nil, "id-%d", i)))
+	}
+	for i, k := range want {
+		if got := ns.key(int32(i)); got != k {
+			t.Fatalf("node %d: key %#x, want %#x", i, got, k)
+		}
+		if ns.at(int32(i)).flags&fError == 0 {
+			t.Fatalf("node %d lost its flags", i)
+		}
 	}
 }

@@ -72,7 +72,7 @@ func TestIndexSizes(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"node", unsafe.Sizeof(node{}), 16},
+		{"node", unsafe.Sizeof(node{}), 12},
 		{"detail", unsafe.Sizeof(detail{}), 40},
 		{"rare", unsafe.Sizeof(rare{}), 16},
 		{"call", unsafe.Sizeof(call{}), 32},

@@ -107,11 +107,13 @@ const (
 	fCalls
 )
 
-// node is the hot part of one entry, kept in memory for the walks over the tree: 16 bytes and
+// node is the hot part of one entry, kept in memory for the walks over the tree: 12 bytes and
 // no pointers, so a transcript of millions of entries costs little and the garbage collector
-// has nothing to scan. The rest of what the checks need is its detail (spilled).
+// has nothing to scan. The rest of what the checks need is its detail (spilled). Its id key is
+// split: the low half here, the high half implied by the flags (a packed id's is always the
+// same) or, for a hashed id, kept beside (nodes.key).
 type node struct {
-	key        uint64 // idKey of the id; 0 when the entry has none
+	keyLo      uint32 // the low half of the idKey of the id
 	parentIdx  int32  // -1 none or dangling
 	kind, role uint8
 	flags      uint16
@@ -247,12 +249,12 @@ func (s *scan) rareOf(d detail) rare {
 	}
 	return s.rares.at(int(d.rare - 1))
 }
-func (s *scan) keyOf(i int32) uint64 { return s.nodes.at(i).key }
+func (s *scan) keyOf(i int32) uint64 { return s.nodes.key(i) }
 func (s *scan) key(id []byte) uint64 { return idKey(s.seed, id) }
 
 // idStr is the id of node i.
 func (s *scan) idStr(i int32) string {
-	if id, ok := packed(s.nd(i).key); ok {
+	if id, ok := packed(s.keyOf(i)); ok {
 		return id
 	}
 	return s.str(s.rareOf(s.det(i)).id)
@@ -509,9 +511,11 @@ func streamBytes(lines []jsonl.Line) int64 {
 	return n
 }
 
-// maxReserve is the most ids idEstimate sizes for: 8M ids, a 128 MiB table, the size the
-// 16 GiB transcript of 8M entries of issue 14 reached anyway.
-const maxReserve = 8 << 20
+// maxReserve is the most ids idEstimate sizes for: 12M ids, a 128 MiB table (16M slots, 3/4
+// full at 12M: shards are not rounded up to a power of two), the size the 16 GiB transcript
+// of 8.8M entries of issue 14 reached anyway. At 8M ids, that transcript's shards all grew
+// out of their block, which was then held beside them.
+const maxReserve = 12 << 20
 
 // parallelMin is the stream size from which a scan extracts its lines on every core. Smaller
 // files (a state dir's sessions) are scanned one per core instead, each with its reader.
@@ -1078,7 +1082,7 @@ func (s *scan) indexID(key, h uint64, i int32, line int64, id []byte) {
 
 // sameID reports whether node i's id is id (keys of unpacked ids are hashes).
 func (s *scan) sameID(i int32, id []byte) bool {
-	if s.nd(i).key>>63 == 1 {
+	if s.nd(i).flags&fKeyPacked != 0 {
 		return true // packed: the key is the id
 	}
 	return s.str(s.rareOf(s.det(i)).id) == string(id[:min(len(id), maxCold)])

@@ -191,7 +191,7 @@ func (s *scan) markPath() (path []int32) {
 			}
 			break
 		}
-		if n.key == 0 {
+		if n.flags&(fKeyPacked|fKeyHashed) == 0 {
 			continue
 		}
 		leaf = i
