@@ -183,6 +183,7 @@ type state struct {
 	staleMs                int64  // session.writeLock.staleMs from the config, 0 when unset
 	configText, configOrig []byte // the config as edited by fixes, and as read
 	agents                 []*agentState
+	temps                  *store.Temps // the temps killed runs left, each directory listed once for the run's repairs
 }
 
 func inspect(ctx context.Context, opts Options) (*state, error) {
@@ -190,7 +191,7 @@ func inspect(ctx context.Context, opts Options) (*state, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	st := &state{opts: opts}
+	st := &state{opts: opts, temps: store.NewTemps()}
 	// A config named by --config or $OPENCLAW_CONFIG_PATH must load; the default one is
 	// reported by checkConfig when it does not parse, and here only costs the lock threshold.
 	cfg, err := config.Open(opts.ConfigPath, opts.StateDir, getenv)

@@ -152,7 +152,8 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 				if err != nil {
 					return "", err
 				}
-				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, BackupDir: filepath.Dir(dst), Force: st.opts.Force, Release: st.opts.Release}, nil)
+				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, BackupDir: filepath.Dir(dst), Force: st.opts.Force, Release: st.opts.Release,
+					LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs), Temps: st.temps}, nil)
 				switch done.Status {
 				case repair.StatusRepaired:
 					return done.BackupPath, nil

@@ -169,14 +169,14 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
 		}
 	} else {
-		lock, err := store.AcquireWriteLock(path, opts.LockStale)
+		lock, err := store.AcquireWriteLock(path, opts.LockStale, opts.Temps)
 		switch {
 		case errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrBadLock):
 			if !opts.Force {
 				return skip(err.Error() + " (--force repairs anyway)")
 			}
 			res.Notes = append(res.Notes, Note{What: err.Error() + ": repaired anyway (--force), without the write lock"})
-			res.Notes = append(res.Notes, tempNotes(store.LockPath(path), path)...)
+			res.Notes = append(res.Notes, tempNotes(opts.Temps, store.LockPath(path), path)...)
 		case err != nil:
 			return fail(err)
 		default:
@@ -313,10 +313,10 @@ func finishTail(g *tailGuard, res *FileResult) {
 	_ = n
 }
 
-// tempNotes removes the temps killed runs left beside path (store.RemoveStaleTemps) and says so.
-func tempNotes(paths ...string) []Note {
+// tempNotes removes the temps killed runs left beside paths (store.Temps.RemoveStale) and says so.
+func tempNotes(temps *store.Temps, paths ...string) []Note {
 	var out []Note
-	for _, s := range store.RemoveStaleTemps(paths...) {
+	for _, s := range temps.RemoveStale(paths...) {
 		out = append(out, Note{What: s})
 	}
 	return out
@@ -345,6 +345,9 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 	c = progress.OrNoop(c)
 	res := &Result{}
 	res.Summary.DryRun = opts.DryRun
+	if opts.Temps == nil {
+		opts.Temps = store.NewTemps() // each directory listed once for the run, not once a file
+	}
 	jobs, err := expand(t, opts.RebuildStore)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/openclaw"
+	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Piece is part of an edit's replacement: literal bytes, or a byte range of the original stream.
@@ -127,6 +128,9 @@ type Options struct {
 	// LockStale is the staleness threshold of transcript locks (session.writeLock.staleMs or
 	// its environment variable); 0 means OpenClaw's 30 minutes.
 	LockStale time.Duration
+	// Temps is the run's listing of the temps killed runs left (store.Temps), shared by the
+	// files it repairs; nil: each file lists its directory (Run makes one).
+	Temps *store.Temps
 	// Phase, when set, is called between the steps of a file repair ("planned", "backup",
 	// "replaced"); the SIGKILL crash test uses it to stop the process at each step.
 	Phase func(phase string)

@@ -215,7 +215,7 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 		res.Status, res.Reason = StatusSkipped, why
 		return res
 	}
-	res.Notes = append(res.Notes, tempNotes(path)...)
+	res.Notes = append(res.Notes, tempNotes(opts.Temps, path)...)
 	if exists {
 		backup := opts.backupPath(path)
 		if opts.BackupDir != "" {

@@ -85,7 +85,10 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // older than the grace period), and only if it did not change meanwhile; any other existing
 // lock gives a *LockedError. staleAfter is the threshold of session.writeLock.staleMs (0: 30
 // minutes). Release the lock with Release; a forced exit releases it through safefile.Abort.
-func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, error) {
+// Once it holds the lock it removes the stale temps of the lock and of the transcript, as
+// temps lists them (nil: a listing of their directory now; a run that locks many transcripts
+// of one directory passes its own, see Temps).
+func AcquireWriteLock(transcript string, staleAfter time.Duration, temps *Temps) (*WriteLock, error) {
 	path := LockPath(transcript)
 	h, herr := startHolder()
 	pid := os.Getpid()
@@ -98,8 +101,8 @@ func AcquireWriteLock(transcript string, staleAfter time.Duration) (*WriteLock, 
 			l.holder, l.Helper = h, h != nil
 			l.untrack = safefile.Track(l.abort)
 			// with the lock held: the temps of dead runs, of the lock (see createLock) and of
-			// the transcript (under the lock's real directory, as the lock), in one listing
-			l.Removed = RemoveStaleTemps(path, filepath.Join(filepath.Dir(path), filepath.Base(transcript)))
+			// the transcript (under the lock's real directory, as the lock)
+			l.Removed = temps.RemoveStale(path, filepath.Join(filepath.Dir(path), filepath.Base(transcript)))
 			return l, nil
 		}
 		if !errors.Is(err, os.ErrExist) || attempt >= 3 {

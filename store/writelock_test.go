@@ -31,7 +31,7 @@ func TestAcquireWriteLock(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "s1.jsonl")
 	os.WriteFile(tr, []byte("{}\n"), 0o644)
-	l, err := store.AcquireWriteLock(tr, 0)
+	l, err := store.AcquireWriteLock(tr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestAcquireWriteLock(t *testing.T) {
 		t.Fatalf("holder argv %q", argv)
 	}
 	// A second acquirer is refused while it is held.
-	if _, err := store.AcquireWriteLock(tr, 0); !errors.Is(err, store.ErrLocked) {
+	if _, err := store.AcquireWriteLock(tr, 0, nil); !errors.Is(err, store.ErrLocked) {
 		t.Fatalf("second acquire: %v", err)
 	}
 	pid := l.PID
@@ -99,7 +99,7 @@ func TestAcquireWriteLockOverExisting(t *testing.T) {
 				past := time.Now().Add(-time.Minute)
 				os.Chtimes(lp, past, past)
 			}
-			l, err := store.AcquireWriteLock(tr, 0)
+			l, err := store.AcquireWriteLock(tr, 0, nil)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("not taken over: %v", err)
@@ -134,7 +134,7 @@ func TestAcquireWriteLockTemps(t *testing.T) {
 	for _, p := range []string{dead, live, deadTr} {
 		os.WriteFile(p, []byte("{\n  \"pid\": 2147483646\n}\n"), 0o644)
 	}
-	l, err := store.AcquireWriteLock(tr, 0)
+	l, err := store.AcquireWriteLock(tr, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
