@@ -98,14 +98,14 @@ func (ns *nodes) add(n node, key uint64) int32 {
 		n.flags |= fKeyPacked
 	case key != 0:
 		n.flags |= fKeyHashed
-		k := ns.n / nodeChunk
+		k, j := ns.n/nodeChunk, ns.n%nodeChunk
 		for len(ns.hi) <= k {
 			ns.hi = append(ns.hi, nil)
 		}
-		if ns.hi[k] == nil {
-			ns.hi[k] = make([]uint32, nodeChunk)
+		if h := ns.hi[k]; j >= len(h) { // grown by append: a small file's chunk stays small
+			ns.hi[k] = append(h, make([]uint32, j+1-len(h))...)
 		}
-		ns.hi[k][ns.n%nodeChunk] = uint32(key >> 32)
+		ns.hi[k][j] = uint32(key >> 32)
 	}
 	return ns.push(n)
 }
