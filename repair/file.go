@@ -327,6 +327,9 @@ func cleanUnlocked(ctx context.Context, path string, lst os.FileInfo, opts Optio
 	if _, err := os.Lstat(lock); !errors.Is(err, fs.ErrNotExist) {
 		return res, false
 	}
+	// a plan that inserts anything is dropped: it must not take ids from the caller's NewID
+	// (a deterministic one, as the conformance harness's, would then number the real plan on)
+	opts.NewID = func() string { return "repair-unlocked-plan" }
 	plan, err := PlanStream(ctx, opener(path, plainLimit(isPlain(path), lst), &res), path, opts)
 	if err != nil || plan.Skip != "" || plan.Changed() {
 		return res, false // the locked way plans it again and says what it finds

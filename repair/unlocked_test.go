@@ -66,3 +66,20 @@ func TestCleanFilesTakeNoLock(t *testing.T) {
 		t.Errorf("the removed temp is not reported: %q", notes)
 	}
 }
+
+// TestUnlockedPlanTakesNoIDs: the plan read without the lock, dropped because the file needs a
+// repair, takes no id from the caller's NewID: the repair under the lock numbers its inserted
+// results as a lone plan does (a deterministic NewID, as the conformance harness's, would
+// otherwise start at 2).
+func TestUnlockedPlanTakesNoIDs(t *testing.T) {
+	dir := sessionsDir(t)
+	p := filepath.Join(dir, "s1.jsonl")
+	write(t, p, lines(hdr, u1, codeMode("stop", "call_1", "exec")), 0o644)
+	res := RepairFile(context.Background(), dir, p, testOpts(), nil)
+	if res.Status != StatusRepaired || res.InsertedToolResults != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	if got, want := read(t, p), lines(hdr, u1, codeMode("stop", "call_1", "exec"), synth("a1", "call_1", "exec", 1)); got != want {
+		t.Errorf("repaired file\n%s\nwant\n%s", got, want)
+	}
+}
