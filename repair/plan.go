@@ -120,7 +120,7 @@ type Options struct {
 	RebuildStore     bool   // sessions.json gets entries for transcripts it does not reference
 	MaxLine          int    // line cap of the reader; 0 means jsonl.DefaultMaxLine
 	Now              time.Time
-	NewID            func() string // id of synthetic entries; nil: "repair-" + a random UUID
+	NewID            func() string // id of synthetic entries; nil: "repair-" + a random UUID; set, Run repairs one file at a time
 	PID              int           // for backup names; 0 means os.Getpid()
 	// FollowSymlinks lets a sessions dir reached through a symlink out of the state dir be
 	// written (--follow-symlinks).

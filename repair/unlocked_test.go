@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,9 +20,12 @@ import (
 // a clean one that already has a .lock go the locked way and end as before. Stale temps beside
 // a clean file are still removed.
 func TestCleanFilesTakeNoLock(t *testing.T) {
+	var mu sync.Mutex // Run repairs files side by side
 	var locked []string
 	acquireWriteLock = func(tr string, stale time.Duration, temps *store.Temps) (*store.WriteLock, error) {
+		mu.Lock()
 		locked = append(locked, filepath.Base(tr))
+		mu.Unlock()
 		return store.AcquireWriteLock(tr, stale, temps)
 	}
 	t.Cleanup(func() { acquireWriteLock = store.AcquireWriteLock })
