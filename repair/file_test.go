@@ -378,7 +378,7 @@ func TestBackupAcrossDevices(t *testing.T) {
 		t.Errorf("backup dir holds %d files, want 1 (no temp left)", len(ents))
 	}
 	// A second backup of the same name is refused, never overwritten.
-	if err := takeBackup(p, res.BackupPath); err == nil {
+	if _, err := takeBackup(p, res.BackupPath, false); err == nil {
 		t.Error("existing backup overwritten")
 	}
 }

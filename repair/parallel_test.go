@@ -171,3 +171,43 @@ func TestRunInterruptNamesEveryReplacedFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRunBackupDirSameNames: two transcripts of one name in two agents, repaired in the same
+// millisecond (side by side, and the clock fixed here) into one --backup-dir, get a backup
+// each: the second name gets "-2" instead of failing on the first's (or being reported as
+// its backup).
+func TestRunBackupDirSameNames(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	var paths []string
+	for i, agent := range []string{"main", "work"} {
+		dir := filepath.Join(state, "agents", agent, "sessions")
+		os.MkdirAll(dir, 0o755)
+		p := filepath.Join(dir, "s1.jsonl")
+		write(t, p, damaged+fmt.Sprintf(`{"type":"custom","id":"c%d","parentId":"a1"}`, i)+"\n", 0o644)
+		paths = append(paths, p)
+	}
+	originals := []string{read(t, paths[0]), read(t, paths[1])}
+	opts := Options{Now: testNow, BackupDir: filepath.Join(t.TempDir(), "backups")}
+	res, err := Run(context.Background(), Target{StateDir: state, AllAgents: true}, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backups := map[string]string{}
+	for _, f := range res.Files {
+		if f.Kind != "transcript" {
+			continue
+		}
+		if f.Status != StatusRepaired {
+			t.Fatalf("%s: %s (%s)", f.Path, f.Status, f.Reason)
+		}
+		backups[f.Path] = f.BackupPath
+	}
+	if backups[paths[0]] == backups[paths[1]] {
+		t.Fatalf("both report the backup %s", backups[paths[0]])
+	}
+	for i, p := range paths {
+		if got := read(t, backups[p]); got != originals[i] {
+			t.Errorf("%s: its backup %s holds another file's bytes", p, backups[p])
+		}
+	}
+}

@@ -224,7 +224,8 @@ func RepairStore(ctx context.Context, dir, agent string, opts Options) FileResul
 				return res
 			}
 		}
-		if err := takeBackup(path, backup); err != nil {
+		backup, err := takeBackup(path, backup, opts.BackupDir != "")
+		if err != nil {
 			res.Status, res.Reason = StatusFailed, err.Error()
 			return res
 		}

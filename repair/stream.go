@@ -84,9 +84,11 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 						return err
 					}
 				}
-				if err := takeBackup(path, backup); err != nil { // before the rename
+				b, err := takeBackup(path, backup, opts.BackupDir != "") // before the rename
+				if err != nil {
 					return err
 				}
+				backup = b // read once the writer is done (end)
 				opts.phase("backup")
 				return nil
 			})
@@ -122,11 +124,7 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 		end(false, nil)
 		return res, false
 	}
-	res.Counts = plan.Counts
-	res.Changes, res.MoreChanges = plan.Changes, plan.MoreChanges
-	res.Notes = append(res.Notes, plan.Notes...)
-	res.MoreNotes = plan.MoreNotes
-	res.BytesBefore, res.BytesAfter = lst.Size(), lst.Size()
+	res.takePlan(plan, lst.Size())
 	switch {
 	case plan.Skip != "":
 		end(false, nil)
