@@ -8,11 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clawdoctor/clawdoctor/config"
+	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/retention"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/report"
-	"github.com/clawdoctor/clawdoctor/retention"
-	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 func cleanupCommand() *cli.Command {

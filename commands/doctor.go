@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/clawdoctor/clawdoctor/doctor"
+	"github.com/clawdoctor/clawdoctor/internal/doctor"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 

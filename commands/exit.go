@@ -9,12 +9,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clawdoctor/clawdoctor/agentdb"
-	"github.com/clawdoctor/clawdoctor/config"
-	"github.com/clawdoctor/clawdoctor/export"
+	"github.com/clawdoctor/clawdoctor/internal/agentdb"
+	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/export"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
-	"github.com/clawdoctor/clawdoctor/safefile"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Exit codes shared by every command (README "Exit codes").

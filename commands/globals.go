@@ -10,10 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clawdoctor/clawdoctor/config"
 	"github.com/clawdoctor/clawdoctor/fixtures"
-	"github.com/clawdoctor/clawdoctor/openclaw"
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // Globals are the flags every command understands.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // tree maps every regular file under root (by slash path relative to root) to a hash of

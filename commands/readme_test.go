@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/internal/audit"
 )
 
 // TestReadmeRules keeps the README's rule table equal to audit.Rules; -update rewrites it.

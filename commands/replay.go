@@ -7,13 +7,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clawdoctor/clawdoctor/agentdb"
-	"github.com/clawdoctor/clawdoctor/compaction"
 	"github.com/clawdoctor/clawdoctor/fixtures"
-	"github.com/clawdoctor/clawdoctor/hygiene"
-	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/internal/agentdb"
+	"github.com/clawdoctor/clawdoctor/internal/compaction"
+	"github.com/clawdoctor/clawdoctor/internal/hygiene"
+	"github.com/clawdoctor/clawdoctor/internal/replay"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/report"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 func replayCommand() *cli.Command {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
 )
 
 // interruptGrace is how long a run may take to stop cleanly after the first SIGINT or

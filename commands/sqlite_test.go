@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawdoctor/clawdoctor/agentdb"
 	"github.com/clawdoctor/clawdoctor/fixtures"
+	"github.com/clawdoctor/clawdoctor/internal/agentdb"
 )
 
 // runCLI runs clawdoctor in process and returns its exit status and output.

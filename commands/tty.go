@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
-	"github.com/clawdoctor/clawdoctor/progress"
+	"github.com/clawdoctor/clawdoctor/internal/progress"
 )
 
 // newCounter returns a progress bar on stderr when it is a terminal and neither --json nor

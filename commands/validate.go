@@ -3,7 +3,7 @@ package commands
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/clawdoctor/clawdoctor/agentdb"
+	"github.com/clawdoctor/clawdoctor/internal/agentdb"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/report"
 )

@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/internal/view"
 	"github.com/clawdoctor/clawdoctor/report"
-	"github.com/clawdoctor/clawdoctor/view"
 )
 
 func viewCommand() *cli.Command {

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
+	"github.com/clawdoctor/clawdoctor/internal/retention"
 	"github.com/clawdoctor/clawdoctor/jsonl"
-	"github.com/clawdoctor/clawdoctor/jsonobj"
 	"github.com/clawdoctor/clawdoctor/repair"
-	"github.com/clawdoctor/clawdoctor/retention"
 )
 
 // verdict is what a parser makes of some bytes: one JSON value, not JSON, or JSON nested

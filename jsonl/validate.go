@@ -11,7 +11,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/clawdoctor/clawdoctor/progress"
+	"github.com/clawdoctor/clawdoctor/internal/progress"
 )
 
 // ValidateOptions tune Validate.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
 )
 
 // takeBackup keeps the original bytes of path at dst before anything changes: a hard link on

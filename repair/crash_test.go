@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // crashInput makes a transcript of about size bytes with ~0.5% bad lines (torn, garbage,

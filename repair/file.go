@@ -13,11 +13,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
+	"github.com/clawdoctor/clawdoctor/internal/progress"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
-	"github.com/clawdoctor/clawdoctor/openclaw"
-	"github.com/clawdoctor/clawdoctor/progress"
-	"github.com/clawdoctor/clawdoctor/safefile"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Status of one file after a run.

@@ -1,6 +1,6 @@
 package repair
 
-import "github.com/clawdoctor/clawdoctor/session"
+import "github.com/clawdoctor/clawdoctor/internal/session"
 
 // OpenClaw 2026.6.11 replaces an image content block whose base64 payload is corrupt with a
 // text block (session-file-repair.ts isCorruptedImageContentBlock): a block of type "image"

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/safefile"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
 )
 
 // tailGuard protects what a live writer appends to an uncompressed transcript while it is

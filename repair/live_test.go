@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // liveSize is the transcript size of the live-writer tests (issue 10 asks for 200 MiB);

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // liveLock reports whether path has a "<path>.lock" held by a live process (store.md §6.3,

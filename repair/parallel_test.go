@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // TestRunParallelMatchesSequential: Run repairs transcripts side by side and reports them in

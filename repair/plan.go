@@ -3,7 +3,7 @@
 // The planner reads a transcript as a stream and decides, line by line and with a reason,
 // what to keep, drop, salvage or rewrite: the rules of the real repairSessionFileIfNeeded of the
 // OpenClaw release followed (Options.Release; which release has which rule is in package
-// openclaw, and conformance/repaircheck compares the bytes with the real program) with the same
+// openclaw, and internal/conformance/repaircheck compares the bytes with the real program) with the same
 // texts, plus salvage of what OpenClaw drops (a BOM before the header, NUL runs, glued objects,
 // a torn line followed by a complete entry). A plan is a
 // sorted list of byte-range edits of the (decompressed) stream, so lines nobody changes are
@@ -24,10 +24,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
-	"github.com/clawdoctor/clawdoctor/jsonobj"
-	"github.com/clawdoctor/clawdoctor/openclaw"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // Piece is part of an edit's replacement: literal bytes, or a byte range of the original stream.

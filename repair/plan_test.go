@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clawdoctor/clawdoctor/openclaw"
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
-	"github.com/clawdoctor/clawdoctor/jsonobj"
-	"github.com/clawdoctor/clawdoctor/safefile"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 // StoreCounts are the counters of a sessions.json repair.

@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/safefile"
 	"github.com/clawdoctor/clawdoctor/jsonl"
-	"github.com/clawdoctor/clawdoctor/safefile"
 )
 
 // errAbandoned stops a speculative write whose plan turned out to need no change, a second

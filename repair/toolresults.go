@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clawdoctor/clawdoctor/jsonobj"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 )
 
 // OpenClaw 2026.6.11 inserts an "aborted" tool result after an assistant turn, in two cases

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // TestCleanFilesTakeNoLock: a run takes the write lock only of the transcripts it may change.

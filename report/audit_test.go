@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/internal/audit"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 

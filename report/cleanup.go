@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/internal/retention"
 )
 
 // CleanupStore is what cleanup did, or would do, to one store.

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/internal/retention"
 )
 
 // elemWriter writes the elements of a cleanup plan's actions and files arrays byte for byte

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/internal/retention"
 )
 
 // elemStrings are strings whose JSON encoding differs from their bytes in some way

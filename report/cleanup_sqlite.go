@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/clawdoctor/clawdoctor/retention"
+	"github.com/clawdoctor/clawdoctor/internal/retention"
 )
 
 // cleanupSQLiteJSON is OpenClaw 2026.9's summary, field for field, plus our actions, the

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/retention"
 	"github.com/clawdoctor/clawdoctor/report"
-	"github.com/clawdoctor/clawdoctor/retention"
 )
 
 func cleanupSample() report.CleanupStore {

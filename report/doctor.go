@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clawdoctor/clawdoctor/doctor"
+	"github.com/clawdoctor/clawdoctor/internal/doctor"
 )
 
 // Doctor renders a doctor result as text (tables) or JSON, through one buffer: a state dir's

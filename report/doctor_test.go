@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/clawdoctor/clawdoctor/doctor"
+	"github.com/clawdoctor/clawdoctor/internal/doctor"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/clawdoctor/clawdoctor/export"
+	"github.com/clawdoctor/clawdoctor/internal/export"
 )
 
 // Export renders what clawdoctor export wrote: one row per file, then the skipped sessions

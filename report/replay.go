@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/clawdoctor/clawdoctor/hygiene"
-	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/internal/hygiene"
+	"github.com/clawdoctor/clawdoctor/internal/replay"
 )
 
 // ReplayDetailLimit caps the details printed per step in text output (JSON has them all).

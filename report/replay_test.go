@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawdoctor/clawdoctor/replay"
+	"github.com/clawdoctor/clawdoctor/internal/replay"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/internal/audit"
 )
 
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/) for code-scanning uploads.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/clawdoctor/clawdoctor/audit"
+	"github.com/clawdoctor/clawdoctor/internal/audit"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clawdoctor/clawdoctor/store"
+	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
 // Stats renders the state-dir inventory: one column per agent (and a total column when

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/report"
-	"github.com/clawdoctor/clawdoctor/store"
 )
 
 func statsSample() store.Stats {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/clawdoctor/clawdoctor/view"
+	"github.com/clawdoctor/clawdoctor/internal/view"
 )
 
 // ViewPageLimit caps the session pages listed in text output (JSON lists them all).

@@ -31,7 +31,7 @@ scripts/conformance.sh replay --reused || rc=1
 scripts/conformance.sh replay --retry || rc=1
 # fixtures: generated state dirs accepted by the real 2026.6.11 (all releases: run the test
 # without -run's release part).
-go test -tags conformance -count=1 -run 'TestFixturesAcceptedByOpenClaw/2026.6.11/(faults-all|demo)$' ./conformance/ || rc=1
+go test -tags conformance -count=1 -run 'TestFixturesAcceptedByOpenClaw/2026.6.11/(faults-all|demo)$' ./internal/conformance/ || rc=1
 
 echo "conformance-ci: $(($(date +%s) - t0)) s"
 exit $rc

@@ -13,16 +13,16 @@
 # reference (../shared/tools/openclaw-reference, or $OPENCLAW_REFERENCE) installs a release into
 # its cache on first use (npm registry needed); if it cannot, the run fails saying so.
 #
-# Layout, one engine each: conformance/oracle/<engine>.mjs is the Node driver and
-# conformance/cmd/<engine> the Go program comparing (harness.Main over a harness.Engine in
-# conformance/<engine>check); this script only dispatches. Flags of the Go program: --help.
-# cleanup runs the store comparison of conformance/conformance_test.go (build tag conformance):
+# Layout, one engine each: internal/conformance/oracle/<engine>.mjs is the Node driver and
+# internal/conformance/cmd/<engine> the Go program comparing (harness.Main over a harness.Engine in
+# internal/conformance/<engine>check); this script only dispatches. Flags of the Go program: --help.
+# cleanup runs the store comparison of internal/conformance/conformance_test.go (build tag conformance):
 # `openclaw sessions cleanup --dry-run --json` against retention's planner, with PATHs taken as
 # sessions.json files or dirs holding them, and --run PATTERN for a subset of its runs.
 # cleanup --release 2026.9.6 (or 2026.8.x; `sqlite` for short) is the SQLite era: the cleanup
 # dry run against the real 2026.9.6 on 32 freshly generated and imported databases
-# (conformance/sqlite*.go, ~25 min).
-# replay and compaction (conformance/replaycheck) compare with OpenClaw's own replay pipeline
+# (internal/conformance/sqlite*.go, ~25 min).
+# replay and compaction (internal/conformance/replaycheck) compare with OpenClaw's own replay pipeline
 # and compaction decision: the corpus, the fixtures, two reused-id probes and --generated N
 # (default 10,000) generated transcripts, or the PATHs; --golden re-records their offline
 # goldens; `replay --reused` and `replay --retry` check reused tool-call ids and the fallback
@@ -76,10 +76,10 @@ cleanup)
 	need_faketime
 	case $release in
 	2026.8.* | 2026.9.*)
-		# The SQLite era: its own comparison (conformance/sqlite*.go), its own count line.
+		# The SQLite era: its own comparison (internal/conformance/sqlite*.go), its own count line.
 		log=$(mktemp /tmp/clawdoctor-conformance-sqlite.XXXXXX.log)
 		set +e
-		go test -tags conformance -run 'TestSQLiteCleanup$' -parallel 2 -timeout 120m -v ./conformance/ >"$log" 2>&1
+		go test -tags conformance -run 'TestSQLiteCleanup$' -parallel 2 -timeout 120m -v ./internal/conformance/ >"$log" 2>&1
 		rc=$?
 		set -e
 		grep -E -- '--- FAIL|summary differs' "$log" | head -50 || true
@@ -104,7 +104,7 @@ cleanup)
 	fi
 	set +e
 	OPENCLAW_REF_VERSION=$release CONFORMANCE_STORES=$stores \
-		go test -tags conformance -run "$run" -parallel 2 -timeout 90m -v ./conformance/ >"$log" 2>&1
+		go test -tags conformance -run "$run" -parallel 2 -timeout 90m -v ./internal/conformance/ >"$log" 2>&1
 	rc=$?
 	set -e
 	# One line per store run, then the count line, in the other engines' format.
@@ -125,11 +125,11 @@ cleanup)
 	exit $rc
 	;;
 repair | replay | compaction)
-	if [ ! -d "conformance/cmd/$engine" ]; then
-		echo "conformance: the $engine engine has no comparison yet (conformance/cmd/$engine)" >&2
+	if [ ! -d "internal/conformance/cmd/$engine" ]; then
+		echo "conformance: the $engine engine has no comparison yet (internal/conformance/cmd/$engine)" >&2
 		exit 2
 	fi
-	exec go run "./conformance/cmd/$engine" "$@"
+	exec go run "./internal/conformance/cmd/$engine" "$@"
 	;;
 *) usage ;;
 esac

@@ -1,0 +1,154 @@
+package audit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawdoctor/clawdoctor/fixtures"
+	"github.com/clawdoctor/clawdoctor/internal/agentdb"
+	"github.com/clawdoctor/clawdoctor/internal/audit"
+)
+
+// comparable is a finding without where it was found: what must be equal between the audit
+// of a database session and the audit of the JSONL it was imported from.
+func comparable(fs []audit.Finding, name string) []string {
+	var out []string
+	for _, f := range fs {
+		msg := strings.ReplaceAll(f.Message, name, "FILE")
+		msg, _, _ = strings.Cut(msg, " (This session lives in the agent database")
+		ev, _ := json.Marshal(f.Evidence)
+		out = append(out, fmt.Sprintf("%s %s line=%d entry=%s %s %s", f.Rule, f.Severity, f.Line, f.EntryID, ev, msg))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func auditPaths(t *testing.T, paths ...string) *audit.Result {
+	t.Helper()
+	res, err := audit.Run(context.Background(), paths, audit.Options{Now: now}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// byPath groups findings by their path.
+func byPath(res *audit.Result) map[string][]audit.Finding {
+	out := map[string][]audit.Finding{}
+	for _, f := range res.Findings {
+		out[f.Path] = append(out[f.Path], f)
+	}
+	return out
+}
+
+// dbBytes reads one session of db as JSONL.
+func dbBytes(t *testing.T, db *agentdb.DB, id string) []byte {
+	t.Helper()
+	tr, err := db.Transcript(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	b, err := io.ReadAll(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func headerID(data []byte) string {
+	var h struct{ ID string }
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	json.Unmarshal(bytes.TrimPrefix(first, []byte("\xef\xbb\xbf")), &h)
+	return h.ID
+}
+
+// TestAuditDatabaseEqualsJSONL: the audit of a session in a database made by the real
+// OpenClaw import finds exactly what the audit of the JSONL it was imported from finds (same
+// rules, severities, lines, entry ids, evidence and messages). Where the import changed the
+// events (it drops a BOM, rewrites CRLF, keeps only the readable prefix of a damaged file),
+// the database is compared with exactly the bytes it holds: the original's prefix, cut from
+// the original, or the session is counted as rewritten.
+func TestAuditDatabaseEqualsJSONL(t *testing.T) {
+	for _, tc := range []struct {
+		state                        string
+		identical, prefix, rewritten int
+		originalsInSessionsDir       bool
+		minFindings                  int
+	}{
+		{fixtures.SQLite81, 6, 0, 0, false, 5},
+		{fixtures.SQLite96, 8, 0, 0, false, 5},
+		// torn and garbage lines: the import kept the readable prefix; BOM, CRLF and a second
+		// header: it rewrote the events.
+		{fixtures.Half96, 1, 2, 3, true, 1},
+	} {
+		t.Run(tc.state, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "s")
+			if err := fixtures.WriteRealState(tc.state, state); err != nil {
+				t.Fatal(err)
+			}
+			dbPath := filepath.Join(state, "agents", "main", "agent", agentdb.FileName)
+			dbFindings := byPath(auditPaths(t, dbPath))
+			origDir := filepath.Join(state, "agents", "main", "session-sqlite-import-archive")
+			if tc.originalsInSessionsDir {
+				origDir = filepath.Join(state, "agents", "main", "sessions")
+			}
+			db, err := agentdb.OpenSessions(context.Background(), dbPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ents, _ := os.ReadDir(origDir)
+			var identical, prefix, rewritten, findings int
+			for _, e := range ents {
+				n := e.Name()
+				if !strings.Contains(n, ".jsonl") || strings.Contains(n, "trajectory") || strings.Contains(n, "checkpoint") ||
+					strings.HasPrefix(n, "archive-tier.") || strings.Contains(n, ".jsonl.reset.") || strings.Contains(n, ".jsonl.deleted.") {
+					continue
+				}
+				origPath := filepath.Join(origDir, n)
+				orig, _ := os.ReadFile(origPath)
+				id := headerID(orig)
+				if id == "" {
+					id, _, _ = strings.Cut(n, ".jsonl")
+				}
+				got := dbBytes(t, db, id)
+				ref := agentdb.Ref(dbPath, id)
+				want := origPath
+				switch {
+				case bytes.Equal(got, orig):
+					identical++
+				case len(got) > 0 && bytes.HasPrefix(orig, got):
+					prefix++
+					want = filepath.Join(t.TempDir(), n)
+					os.WriteFile(want, got, 0o600) // the readable prefix the import kept
+				default:
+					rewritten++
+					continue
+				}
+				wantRes := auditPaths(t, want)
+				w, g := comparable(byPath(wantRes)[want], want), comparable(dbFindings[ref], ref)
+				if diff := cmp.Diff(w, g); diff != "" {
+					t.Errorf("%s: findings differ (-jsonl +db):\n%s", n, diff)
+				}
+				findings += len(g)
+			}
+			if identical != tc.identical || prefix != tc.prefix || rewritten != tc.rewritten {
+				t.Errorf("identical %d prefix %d rewritten %d, want %d %d %d", identical, prefix, rewritten, tc.identical, tc.prefix, tc.rewritten)
+			}
+			if findings < tc.minFindings {
+				t.Errorf("only %d findings compared: the fixtures' injected faults were not seen", findings)
+			}
+		})
+	}
+}
