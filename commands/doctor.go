@@ -45,6 +45,7 @@ EXAMPLES
 			&cli.BoolFlag{Name: "rebuild-store", Usage: "re-attach orphan transcripts to sessions.json instead of archiving them"},
 			&cli.StringFlag{Name: "config", Usage: "OpenClaw config file (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
 			&cli.StringFlag{Name: "backup-dir", Usage: "where backups go (default <state-dir>/clawdoctor-backups/<time>)", TakesFile: true},
+			&cli.DurationFlag{Name: "lock-wait", Value: defaultLockWait, Usage: "how long to wait for a transcript whose .lock a live writer holds before refusing its fix"},
 			&cli.DurationFlag{Name: "leftover-age", Usage: "leftovers younger than this are kept (default 168h)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -70,6 +71,7 @@ EXAMPLES
 				Now:            g.Now,
 				BackupDir:      c.String("backup-dir"),
 				LeftoverAge:    c.Duration("leftover-age"),
+				LockWait:       c.Duration("lock-wait"),
 				Getenv:         os.Getenv,
 			}
 			if g.Agent != "" {

@@ -206,6 +206,10 @@ func TestExitCodeTable(t *testing.T) {
 					os.Remove(filepath.Join(st, tr))
 				case "a write that fails":
 					args = insertFlag(args, c.name, "--backup-dir", "/proc/clawdoctor-cannot-write-here")
+				case "live lock":
+					if in(c.name, "repair", "doctor --fix") { // waited for, then refused: not the default 10 s here
+						args = insertFlag(args, c.name, "--lock-wait", "200ms")
+					}
 				}
 				got, out := runBin(t, args, env, k.nobody)
 				if got != w {

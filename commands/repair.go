@@ -11,6 +11,10 @@ import (
 	"github.com/clawdoctor/clawdoctor/report"
 )
 
+// defaultLockWait is how long repair and doctor wait for a transcript's live write lock: the
+// acquire timeout of OpenClaw's older builds (its newer ones wait 60 s).
+const defaultLockWait = 10 * time.Second
+
 func repairCommand() *cli.Command {
 	var opts repair.Options
 	return &cli.Command{
@@ -29,8 +33,9 @@ parse is salvaged entry by entry.
 
 PATH is a transcript, a sessions dir or a state dir; without PATH the state dir's default agent
 (--agent, --all-agents) is repaired. Every change is preceded by a backup <file>.bak-<pid>-<ms>
-(or in --backup-dir) and written atomically (temp file, fsync, rename, fsync dir). Files whose
-.lock belongs to a live process and SQLite-era agents are skipped.
+(or in --backup-dir) and written atomically (temp file, fsync, rename, fsync dir). A file whose
+.lock a live process holds is waited for (--lock-wait, 10s: a gateway holds it while it
+appends), then skipped with the holder named; SQLite-era agents are skipped.
 
 EXAMPLE
   clawdoctor repair --dry-run ~/.openclaw/agents/main/sessions
@@ -51,6 +56,7 @@ EXIT STATUS
 			&cli.BoolFlag{Name: "synthesize-header", Destination: &opts.SynthesizeHeader, Usage: "give a file whose first line is an entry a session header (id from the file name, timestamp of the first entry, version 3, empty cwd)"},
 			&cli.BoolFlag{Name: "relink", Destination: &opts.Relink, Usage: "re-parent entries whose parentId names no entry of the file onto the previous entry (null for the first)"},
 			&cli.BoolFlag{Name: "rebuild-store", Destination: &opts.RebuildStore, Usage: "add sessions.json entries for transcripts no entry references"},
+			&cli.DurationFlag{Name: "lock-wait", Value: defaultLockWait, Destination: &opts.LockWait, Usage: "how long to wait for a transcript whose .lock a live writer holds before skipping it"},
 			&cli.IntFlag{Name: "max-line", Value: jsonl.DefaultMaxLine, Destination: &opts.MaxLine, Usage: "longest line examined in bytes (default 64 MiB); a longer one is kept byte for byte, unexamined, never held in memory"},
 		},
 		Action: func(c *cli.Context) error {
@@ -61,7 +67,11 @@ EXIT STATUS
 			opts.Now = g.Now
 			opts.Release = g.OpenClaw.Release
 			if d, err := time.ParseDuration(os.Getenv("CLAWDOCTOR_TEST_PHASE_DELAY")); err == nil {
-				opts.Phase = func(string) { time.Sleep(d) } // the SIGKILL crash test stops us between steps
+				opts.Phase = func(ph string) { // the SIGKILL crash test stops us between steps
+					if ph != "renaming" { // the in-process tail tests' hook, not a step
+						time.Sleep(d)
+					}
+				}
 			}
 			t := repair.Target{Paths: c.Args().Slice(), StateDir: g.StateDir, Agent: g.Agent, AllAgents: g.AllAgents}
 			res, err := repair.Run(c.Context, t, opts, newCounter(c, "repair"))

@@ -44,6 +44,9 @@ type FileResult struct {
 	MoreChanges int      `json:"moreChanges,omitempty"`
 	Notes       []Note   `json:"notes,omitempty"`
 	MoreNotes   int      `json:"moreNotes,omitempty"`
+	// Busy is set on a file skipped because a live process held its write lock (after
+	// Options.LockWait); Reason names the holder and the lock.
+	Busy bool `json:"busy,omitempty"`
 }
 
 // Summary adds up a run.
@@ -165,9 +168,23 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		return skip(why)
 	}
 	if opts.DryRun {
-		if live, why := liveLock(path, opts.now()); live {
+		var why string
+		wait := opts.LockWait
+		if opts.Force {
+			wait = 0
+		}
+		var live, unusable bool
+		store.WaitLock(ctx, wait, func() bool {
+			live, unusable, why = liveLock(path, opts.now())
+			return live && !unusable // a FIFO or directory lock does not go away by waiting
+		})
+		if live {
 			if !opts.Force {
-				return skip(why + " (--force repairs anyway)")
+				if unusable {
+					return skip(why + " (--force repairs anyway)")
+				}
+				res.Busy = true
+				return skip(why + waited(wait) + " (--force repairs anyway)")
 			}
 			res.Notes = append(res.Notes, Note{What: why + ": repaired anyway (--force)"})
 		}
@@ -176,11 +193,21 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 			c.Add(lst.Size())
 			return clean
 		}
-		lock, err := acquireWriteLock(path, opts.LockStale, opts.Temps)
+		var lock *store.WriteLock
+		var err error
+		store.WaitLock(ctx, opts.LockWait, func() bool {
+			lock, err = acquireWriteLock(path, opts.LockStale, opts.Temps)
+			return errors.Is(err, store.ErrLocked) && !opts.Force
+		})
 		switch {
 		case errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrBadLock):
 			if !opts.Force {
-				return skip(err.Error() + " (--force repairs anyway)")
+				w := ""
+				if errors.Is(err, store.ErrLocked) {
+					w = waited(opts.LockWait)
+					res.Busy = true
+				}
+				return skip(err.Error() + w + " (--force repairs anyway)")
 			}
 			res.Notes = append(res.Notes, Note{What: err.Error() + ": repaired anyway (--force), without the write lock"})
 			res.Notes = append(res.Notes, tempNotes(opts.Temps, store.LockPath(path), path)...)
@@ -257,6 +284,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 	var guard *tailGuard
 	if plain {
 		guard = newTailGuard(path, lst, plan.BytesBefore)
+		guard.phase = opts.phase
 		defer guard.close()
 		ro.BeforeRename = guard.beforeRename
 	}
@@ -354,7 +382,12 @@ func finishTail(g *tailGuard, res *FileResult) {
 	n, err := g.afterRename()
 	if err != nil {
 		res.Status = StatusFailed
-		res.Reason = fmt.Sprintf("%v; they are in the old file, kept as the backup %s", err, res.BackupPath)
+		where, kerr := g.keepInBackup(res.BackupPath)
+		if kerr != nil {
+			res.Reason = fmt.Sprintf("%v; they are only in the old file, which could not be kept: %v", err, kerr)
+			return
+		}
+		res.Reason = fmt.Sprintf("%v; %s", err, where)
 		return
 	}
 	if total := g.carried - g.planned; total > 0 {

@@ -19,12 +19,13 @@ import (
 // those bytes too when the new file is still as written.
 type tailGuard struct {
 	path    string
-	orig    os.FileInfo // the transcript when the repair began
-	planned int64       // bytes the plan covers
-	src     *os.File    // the original, kept open across the rename
-	carried int64       // end of what the new file holds from the original
-	wrote   int64       // size of the new file as renamed
-	mtime   time.Time   // mtime of the original at the last check
+	orig    os.FileInfo  // the transcript when the repair began
+	planned int64        // bytes the plan covers
+	src     *os.File     // the original, kept open across the rename
+	carried int64        // end of what the new file holds from the original
+	wrote   int64        // size of the new file as renamed
+	mtime   time.Time    // mtime of the original at the last check
+	phase   func(string) // Options.phase: "renaming" once the tail is carried, just before the rename
 }
 
 func newTailGuard(path string, orig os.FileInfo, planned int64) *tailGuard {
@@ -82,6 +83,9 @@ func (g *tailGuard) beforeRename(tmp *os.File) error {
 		return err
 	}
 	g.wrote = st.Size()
+	if g.phase != nil {
+		g.phase("renaming")
+	}
 	return nil
 }
 
@@ -114,6 +118,55 @@ func (g *tailGuard) afterRename() (int64, error) {
 	g.carried = st.Size()
 	g.mtime = st.ModTime()
 	return extra, nil
+}
+
+// keepInBackup makes sure the bytes the old file got after the backup was taken are in the
+// backup, and says where they are. A hard-link backup is the old file itself: it holds them. A
+// copy (a --backup-dir on another device) was made before they were appended, and the old file
+// is unlinked by the rename, so the old file's bytes past the copy's end are appended to the
+// copy and fsynced (issue 31: without this a line appended during the rename was in neither).
+func (g *tailGuard) keepInBackup(backup string) (string, error) {
+	if g.src == nil || backup == "" {
+		return "", fmt.Errorf("no backup of %s", g.path)
+	}
+	old, err := g.src.Stat()
+	if err != nil {
+		return "", err
+	}
+	bst, err := os.Stat(backup)
+	if err != nil {
+		return "", err
+	}
+	if os.SameFile(old, bst) {
+		return fmt.Sprintf("they are in the old file, kept as the backup %s", backup), nil
+	}
+	if bst.Size() > old.Size() {
+		return "", fmt.Errorf("backup %s (%d bytes) is longer than the old file (%d bytes)", backup, bst.Size(), old.Size())
+	}
+	b, err := os.OpenFile(backup, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	// the copy ends where the old file ended when it was taken; what follows came later
+	from := bst.Size()
+	for {
+		st, err := g.src.Stat()
+		if err != nil {
+			return "", err
+		}
+		if st.Size() <= from {
+			break
+		}
+		if err := copyRange(b, g.src, from, st.Size()); err != nil {
+			return "", err
+		}
+		from = st.Size()
+	}
+	if err := b.Sync(); err != nil {
+		return "", fmt.Errorf("fsync %s: %w", backup, err)
+	}
+	return fmt.Sprintf("the old file's bytes, these included, were appended to its copy, the backup %s (%d bytes)", backup, from), nil
 }
 
 func (g *tailGuard) close() {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,6 +177,161 @@ func TestRepairLockMakesAGatewayWait(t *testing.T) {
 		}
 		if _, err := os.Lstat(path + ".lock"); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("lock left behind: %v", err)
+		}
+	}
+}
+
+// issue 31, scope 1: a writer that ignores the lock appends one line to the old file in the
+// instant between the last tail check and the rename (it lands in the old inode) and, the
+// fast writer, one more to the new file right after the rename, so the first can no longer be
+// carried. Whatever device the backup dir is on, every line ends in the live file or in the
+// backup, and the reason names the file that holds it. On main the cross-device case lost the
+// first line (the backup was a copy made before it, the old file unlinked) while the reason
+// said it was in the backup.
+func TestRepairKeepsRenameRaceLinesWithAnyBackupDir(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "repair-race-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	defer os.RemoveAll(shm)
+	for _, tc := range []struct {
+		name   string
+		backup func(t *testing.T) string // "" for beside the file
+		fast   bool                      // a second line right after the rename
+	}{
+		{"beside, one line", func(*testing.T) string { return "" }, false},
+		{"beside, fast writer", func(*testing.T) string { return "" }, true},
+		{"same device dir, fast writer", func(t *testing.T) string { return t.TempDir() }, true},
+		{"other device dir, one line", func(t *testing.T) string { return filepath.Join(shm, t.Name()) }, false},
+		{"other device dir, fast writer", func(t *testing.T) string { return filepath.Join(shm, t.Name()) }, true},
+	} {
+		for _, twoPass := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/twoPass=%v", tc.name, twoPass), func(t *testing.T) {
+				dir := sessionsDir(t)
+				path := filepath.Join(dir, "s1.jsonl")
+				write(t, path, damaged, 0o644)
+				bd := tc.backup(t)
+				if strings.HasPrefix(bd, shm) && linkable(t, path, shm) {
+					t.Skip("/dev/shm is on the same device here")
+				}
+				lineA := `{"type":"custom","id":"raceA","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}`
+				lineB := `{"type":"custom","id":"raceB","parentId":"raceA","timestamp":"2026-01-01T00:00:01.000Z"}`
+				opts := testOpts()
+				opts.BackupDir = bd
+				opts.SynthesizeHeader = twoPass // the planning pass before the write (not the overlapped one)
+				opts.Phase = func(ph string) {
+					switch {
+					case ph == "renaming":
+						if err := appendLine(path, lineA); err != nil {
+							t.Error(err)
+						}
+					case ph == "replaced" && tc.fast:
+						if err := appendLine(path, lineB); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				res := RepairFile(context.Background(), dir, path, opts, nil)
+				live := read(t, path)
+				var backup string
+				if res.BackupPath != "" {
+					backup = read(t, res.BackupPath)
+				}
+				for _, l := range []string{lineA, lineB} {
+					if l == lineB && !tc.fast {
+						continue
+					}
+					if !strings.Contains(live, l) && !strings.Contains(backup, l) {
+						t.Errorf("line %s lost: in neither the live file nor the backup %s (status %s: %s)", l[:30], res.BackupPath, res.Status, res.Reason)
+					}
+				}
+				if !tc.fast {
+					if res.Status != StatusRepaired || !strings.HasSuffix(live, lineA+"\n") {
+						t.Errorf("the line appended during the rename is not carried: status %s (%s)\n%s", res.Status, res.Reason, live)
+					}
+					return
+				}
+				if res.Status != StatusFailed {
+					t.Fatalf("status %s, want failed (the first line could not be carried): %s", res.Status, res.Reason)
+				}
+				if !strings.Contains(res.Reason, res.BackupPath) || !strings.Contains(backup, lineA) {
+					t.Errorf("the reason %q names the backup %s, which does not hold the line", res.Reason, res.BackupPath)
+				}
+				if !strings.HasPrefix(backup, damaged) {
+					t.Errorf("the backup no longer starts with the original bytes:\n%s", backup)
+				}
+				if !strings.HasSuffix(live, lineB+"\n") {
+					t.Errorf("the fast writer's line is not at the end of the live file:\n%s", live)
+				}
+			})
+		}
+	}
+}
+
+// linkable reports whether file can be hard-linked into dir (the two are on one device).
+func linkable(t *testing.T, file, dir string) bool {
+	probe := filepath.Join(dir, ".link-probe")
+	err := os.Link(file, probe)
+	os.Remove(probe)
+	return err == nil
+}
+
+// issue 31, scope 1: a transcript whose lock an honest writer holds for a moment is waited
+// for and repaired (the dry run and the real run); one held past Options.LockWait is skipped
+// as busy, the reason naming the holder's pid, the lock and the wait.
+func TestRepairWaitsForABriefLock(t *testing.T) {
+	for _, dry := range []bool{true, false} {
+		for _, tc := range []struct {
+			name    string
+			hold    time.Duration // how long the writer holds the lock after the repair starts
+			wait    time.Duration
+			repairs bool
+		}{
+			{"released within the wait", 300 * time.Millisecond, 5 * time.Second, true},
+			{"held past the wait", 10 * time.Second, 200 * time.Millisecond, false},
+			{"no wait", 300 * time.Millisecond, 0, false},
+		} {
+			t.Run(fmt.Sprintf("%s/dry=%v", tc.name, dry), func(t *testing.T) {
+				dir := sessionsDir(t)
+				path := filepath.Join(dir, "s1.jsonl")
+				write(t, path, damaged, 0o644)
+				lock := store.LockPath(path)
+				write(t, lock, fmt.Sprintf("{\n  \"pid\": %d,\n  \"createdAt\": %q\n}\n", os.Getpid(), time.Now().UTC().Format(time.RFC3339Nano)), 0o644)
+				released := make(chan struct{})
+				timer := time.AfterFunc(tc.hold, func() { os.Remove(lock); close(released) })
+				defer timer.Stop()
+				opts := testOpts()
+				opts.DryRun, opts.LockWait = dry, tc.wait
+				start := time.Now()
+				res := RepairFile(context.Background(), dir, path, opts, nil)
+				took := time.Since(start)
+				if tc.repairs {
+					if res.Status != StatusRepaired || res.Busy {
+						t.Fatalf("status %s (%s), want repaired once the lock was released", res.Status, res.Reason)
+					}
+					if took < tc.hold-50*time.Millisecond {
+						t.Errorf("repaired after %v, before the writer released its lock (%v)", took, tc.hold)
+					}
+					return
+				}
+				if res.Status != StatusSkipped || !res.Busy {
+					t.Fatalf("status %s busy=%v (%s), want skipped as busy", res.Status, res.Busy, res.Reason)
+				}
+				for _, want := range []string{fmt.Sprint(os.Getpid()), lock} {
+					if !strings.Contains(res.Reason, want) {
+						t.Errorf("reason %q does not name %s", res.Reason, want)
+					}
+				}
+				if tc.wait > 0 && !strings.Contains(res.Reason, "after waiting "+tc.wait.String()) {
+					t.Errorf("reason %q does not say how long it waited", res.Reason)
+				}
+				if took > tc.wait+2*time.Second {
+					t.Errorf("gave up after %v, the wait is %v", took, tc.wait)
+				}
+				if read(t, path) != damaged {
+					t.Error("the busy transcript was written")
+				}
+			})
 		}
 	}
 }

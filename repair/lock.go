@@ -10,27 +10,28 @@ import (
 )
 
 // liveLock reports whether path has a "<path>.lock" held by a live process (store.md §6.3,
-// via store.InspectLockFile), with a reason for the report.
-func liveLock(path string, now time.Time) (bool, string) {
+// via store.InspectLockFile), with a reason for the report; unusable is set for a lock that
+// cannot be read (a FIFO, a directory), which no writer will release.
+func liveLock(path string, now time.Time) (live, unusable bool, why string) {
 	lp := path + ".lock"
 	if _, err := os.Lstat(lp); err != nil {
-		return false, ""
+		return false, false, ""
 	}
 	l, err := store.InspectLockFile(lp, store.LockOptions{Now: now})
 	if err != nil {
-		return true, fmt.Sprintf("lock %s unreadable: %v", lp, err)
+		return true, true, fmt.Sprintf("lock %s unreadable: %v", lp, err)
 	}
 	if l.Stale {
-		return false, ""
+		return false, false, ""
 	}
 	if l.PID > 0 {
-		return true, fmt.Sprintf("locked by live process %d (%s)", l.PID, lp)
+		return true, false, fmt.Sprintf("locked by live process %d (%s)", l.PID, lp)
 	}
-	why := "held by a fresh lock without payload"
+	why = "held by a fresh lock without payload"
 	if l.Note != "" {
 		why = l.Note
 	}
-	return true, fmt.Sprintf("%s (%s)", why, lp)
+	return true, false, fmt.Sprintf("%s (%s)", why, lp)
 }
 
 // refusal names why the writer's one rule (store.CheckWrite) refuses to write the sessions dir
@@ -58,4 +59,12 @@ func IsTranscriptName(name string) bool {
 		return true
 	}
 	return false
+}
+
+// waited says how long a lock still held at the end was waited for, for a skip reason.
+func waited(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", still held after waiting %v", d)
 }

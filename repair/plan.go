@@ -128,10 +128,14 @@ type Options struct {
 	// LockStale is the staleness threshold of transcript locks (session.writeLock.staleMs or
 	// its environment variable); 0 means OpenClaw's 30 minutes.
 	LockStale time.Duration
+	// LockWait is how long a transcript whose write lock a live writer holds is waited for
+	// before it is skipped with the holder named; 0: not waited for. An honest writer (a
+	// gateway appending a turn) holds it for milliseconds; OpenClaw itself waits up to 60 s.
+	LockWait time.Duration
 	// Temps is the run's listing of the temps killed runs left (store.Temps), shared by the
 	// files it repairs; nil: each file lists its directory (Run makes one).
 	Temps *store.Temps
-	// Phase, when set, is called between the steps of a file repair ("planned", "backup",
+	// Phase, when set, is called between the steps of a file repair ("planned", "backup", "renaming",
 	// "replaced"); the SIGKILL crash test uses it to stop the process at each step.
 	Phase func(phase string)
 }

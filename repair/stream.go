@@ -48,6 +48,7 @@ func repairOverlapped(ctx context.Context, path string, lst os.FileInfo, opts Op
 		backup     = opts.backupPath(path)
 	)
 	guard := newTailGuard(path, lst, lst.Size())
+	guard.phase = opts.phase
 	defer guard.close()
 	start := func() {
 		started = true

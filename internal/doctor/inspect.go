@@ -280,8 +280,15 @@ func readAgent(ctx context.Context, opts Options, id string, staleMs int64) (*ag
 		s, err := store.Load(a.storePath)
 		storeDone <- loaded{s, err, true}
 	}()
-	if err := store.CheckWrite(store.WriteScope{SessionsDir: a.dir, StateDir: opts.StateDir, Now: opts.Now,
-		LockStale: store.LockStaleAfter(opts.Getenv, staleMs), Force: opts.Force, FollowSymlinks: opts.FollowSymlinks}); err != nil {
+	var err error
+	// a live lock held briefly (a gateway appending a turn) is waited for before the agent is
+	// made read-only for the run (issue 31)
+	store.WaitLock(ctx, opts.LockWait, func() bool {
+		err = store.CheckWrite(store.WriteScope{SessionsDir: a.dir, StateDir: opts.StateDir, Now: opts.Now,
+			LockStale: store.LockStaleAfter(opts.Getenv, staleMs), Force: opts.Force, FollowSymlinks: opts.FollowSymlinks})
+		return errors.Is(err, store.ErrLocked)
+	})
+	if err != nil {
 		a.refuse = err.Error()
 		switch {
 		case a.era.SQLite:

@@ -122,7 +122,14 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r := repair.RepairFile(ctx, a.dir, path, repair.Options{DryRun: true, Relink: true, Now: st.opts.Now, Release: st.opts.Release}, nil)
+			r := repair.RepairFile(ctx, a.dir, path, repair.Options{DryRun: true, Relink: true, Now: st.opts.Now, Release: st.opts.Release,
+				Force: st.opts.Force, LockWait: st.opts.LockWait, LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs)}, nil)
+			if r.Status == repair.StatusSkipped {
+				// the audit found damage here: a plan that could not be made is said, never
+				// dropped (issue 31: a brief live lock left the file unrepaired and unnamed)
+				out = append(out, skippedRepair(a, path, r))
+				continue
+			}
 			if r.Status != repair.StatusRepaired {
 				continue
 			}
@@ -153,12 +160,14 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 					return "", err
 				}
 				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, BackupDir: filepath.Dir(dst), Force: st.opts.Force, Release: st.opts.Release,
-					LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs), Temps: st.temps}, nil)
-				switch done.Status {
-				case repair.StatusRepaired:
+					LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs), LockWait: st.opts.LockWait, Temps: st.temps}, nil)
+				switch {
+				case done.Status == repair.StatusRepaired:
 					return done.BackupPath, nil
-				case repair.StatusClean:
+				case done.Status == repair.StatusClean:
 					return "", nil
+				case done.Busy:
+					return "", &busyError{file + ": " + done.Reason}
 				}
 				return done.BackupPath, fmt.Errorf("%s: %s", done.Status, done.Reason)
 			}
@@ -167,6 +176,27 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 		}
 	}
 	return out, nil
+}
+
+// busyError is a fix not applied because a live writer held the file's lock past the wait.
+type busyError struct{ why string }
+
+func (e *busyError) Error() string { return e.why }
+
+// skippedRepair is the problem of a damaged transcript whose repair could not be planned: a
+// live writer's lock (refused, exit 3, the holder named) or a file repair leaves alone (its
+// reason, e.g. no valid header without --synthesize-header).
+func skippedRepair(a *agentState, path string, r repair.FileResult) Problem {
+	p := Problem{Check: "repair.needed", Severity: "warning", Agent: a.id, Path: path, Gate: GateNone,
+		Message:  "the audit found damage, but repair skips this transcript: " + r.Reason,
+		Evidence: map[string]any{"run": "clawdoctor repair --dry-run " + quote(path)}}
+	if r.Busy {
+		p.Message = "the audit found damage, but a live writer holds the transcript's lock: " + r.Reason
+		p.Gate = GateFix
+		p.refused = "not planned: " + r.Reason
+		p.apply = func(*Backups) (string, error) { return "", &busyError{r.Reason} }
+	}
+	return p
 }
 
 // repairFixText says what applying a repair plan does, from its counters.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -250,4 +251,25 @@ func (l *WriteLock) removeFile() error {
 		}
 	}
 	return nil
+}
+
+// WaitLock calls held until it reports the lock free, wait has passed or ctx has ended, and
+// reports whether the lock is still held. With wait 0 it asks once. It retries as store.md
+// §6.4 says OpenClaw's own acquirers do (a gateway holds a transcript's lock while it appends): after 50 ms × attempt, at most 1 s apart.
+func WaitLock(ctx context.Context, wait time.Duration, held func() bool) bool {
+	deadline := time.Now().Add(wait)
+	for attempt := 1; held(); attempt++ {
+		left := time.Until(deadline)
+		if wait <= 0 || left <= 0 || ctx.Err() != nil {
+			return true
+		}
+		t := time.NewTimer(min(time.Duration(attempt)*50*time.Millisecond, time.Second, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return true
+		case <-t.C:
+		}
+	}
+	return false
 }
