@@ -70,6 +70,14 @@ func TestResolveStateDir(t *testing.T) {
 		{"legacy moltbot", "", nil, []string{"/home/u/.moltbot"}, "/home/u/.moltbot"},
 		{"nothing exists", "", nil, nil, "/home/u/.openclaw"},
 		{"OPENCLAW_HOME", "", map[string]string{"OPENCLAW_HOME": "/h2"}, nil, "/h2/.openclaw"},
+		// issue 33: the home as OpenClaw resolves it on each OS
+		{"HOME before the OS home", "", map[string]string{"HOME": "/gitbash/u"}, nil, "/gitbash/u/.openclaw"},
+		{"USERPROFILE without HOME (Windows)", "", map[string]string{"USERPROFILE": "/Users/win"}, nil, "/Users/win/.openclaw"},
+		{"HOME before USERPROFILE", "", map[string]string{"HOME": "/h", "USERPROFILE": "/p"}, nil, "/h/.openclaw"},
+		{"HOME undefined", "", map[string]string{"HOME": "undefined", "USERPROFILE": "/p"}, nil, "/p/.openclaw"},
+		{"OPENCLAW_HOME with ~", "", map[string]string{"OPENCLAW_HOME": "~/alt", "HOME": "/h"}, nil, "/h/alt/.openclaw"},
+		{"OPENCLAW_HOME null", "", map[string]string{"OPENCLAW_HOME": "null"}, nil, "/home/u/.openclaw"},
+		{"~ in the state dir", "", map[string]string{"OPENCLAW_STATE_DIR": "~", "HOME": "/h"}, nil, "/h"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ResolveStateDir(tc.flag, env(tc.env), home, has(tc.exists...))

@@ -132,19 +132,16 @@ func exists(path string) bool {
 
 // ResolveStateDir picks the state dir as OpenClaw's resolveStateDir does (store.md §1.1):
 // the flag, then $OPENCLAW_STATE_DIR (or the older $CLAWDBOT_STATE_DIR), then <home>/.openclaw
-// if it exists, then the first existing legacy dir, then <home>/.openclaw. <home> honours
-// $OPENCLAW_HOME.
+// if it exists, then the first existing legacy dir, then <home>/.openclaw. <home> is
+// resolveRequiredHomeDir's (2026.7.35): $OPENCLAW_HOME (a leading ~ is the OS home), else
+// $HOME, else $USERPROFILE (Windows; $HOME first, as Git Bash sets it), else the OS's home dir,
+// else the working dir; "undefined" and "null" count as unset. A leading "~" followed by "/"
+// or "\" in a path is that home, on every OS, as OpenClaw's /^~(?=$|[\\/])/ has it.
 func ResolveStateDir(flag string, getenv func(string) string, home func() (string, error), exists func(string) bool) string {
-	h := getenv("OPENCLAW_HOME")
-	if h == "" {
-		h, _ = home()
-	}
+	h := openClawHome(getenv, home)
 	expand := func(p string) string {
-		if p == "~" {
-			return h
-		}
-		if len(p) > 1 && p[0] == '~' && (p[1] == '/' || p[1] == filepath.Separator) {
-			return filepath.Join(h, p[2:])
+		if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, `~\`) {
+			p = h + p[1:]
 		}
 		if abs, err := filepath.Abs(p); err == nil {
 			return abs
@@ -166,4 +163,41 @@ func ResolveStateDir(flag string, getenv func(string) string, home func() (strin
 		}
 	}
 	return def
+}
+
+// openClawHome is OpenClaw's resolveRequiredHomeDir (see ResolveStateDir).
+func openClawHome(getenv func(string) string, home func() (string, error)) string {
+	norm := func(v string) string {
+		if v = strings.TrimSpace(v); v == "undefined" || v == "null" {
+			return ""
+		}
+		return v
+	}
+	osHome := func() string {
+		for _, k := range []string{"HOME", "USERPROFILE"} {
+			if v := norm(getenv(k)); v != "" {
+				return v
+			}
+		}
+		h, _ := home()
+		return norm(h)
+	}
+	h := norm(getenv("OPENCLAW_HOME"))
+	if h == "~" || strings.HasPrefix(h, "~/") || strings.HasPrefix(h, `~\`) {
+		if o := osHome(); o != "" {
+			h = o + h[1:]
+		} else {
+			h = ""
+		}
+	}
+	if h == "" {
+		h = osHome()
+	}
+	if h == "" {
+		h = "."
+	}
+	if abs, err := filepath.Abs(h); err == nil {
+		return abs
+	}
+	return h
 }

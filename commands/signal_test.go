@@ -1,3 +1,5 @@
+//go:build unix
+
 package commands
 
 import (
@@ -8,57 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// clawdoctorBin builds the real binary once per test run (signals need a real process).
-func clawdoctorBin(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary: skipped with -short")
-	}
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "clawdoctor-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		os.Chmod(dir, 0o755)
-		binPath = filepath.Join(dir, "clawdoctor")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/clawdoctor/clawdoctor").CombinedOutput()
-		if err != nil {
-			binErr = err
-			binPath = string(out)
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("go build: %v\n%s", binErr, binPath)
-	}
-	return binPath
-}
-
-// sparse makes a file of size NUL bytes without writing them: a "line" that never ends.
-func sparse(t *testing.T, path string, size int64) {
-	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(size); err != nil {
-		t.Skip(err)
-	}
-	f.Close()
-}
 
 type proc struct {
 	cmd            *exec.Cmd

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/clawdoctor/clawdoctor/internal/progress"
+	"github.com/clawdoctor/clawdoctor/report"
 )
 
 // newCounter returns a progress bar on stderr when it is a terminal and neither --json nor
@@ -24,7 +25,7 @@ func newCounter(c *cli.Context, what string) progress.Counter {
 		progressbar.OptionShowBytes(true),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
-		progressbar.OptionEnableColorCodes(os.Getenv("NO_COLOR") == ""),
+		progressbar.OptionEnableColorCodes(report.Color(f)),
 	)}
 }
 

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -355,12 +354,11 @@ func TestBackupAcrossDevices(t *testing.T) {
 	}
 	defer os.RemoveAll(shm)
 	dir := sessionsDir(t)
-	st, _ := os.Stat(dir)
-	if sh, _ := os.Stat(shm); st.Sys().(*syscall.Stat_t).Dev == sh.Sys().(*syscall.Stat_t).Dev {
-		t.Skip("/dev/shm is on the same device here")
-	}
 	p := filepath.Join(dir, "s1.jsonl")
 	write(t, p, damaged, 0o600)
+	if linkable(t, p, shm) {
+		t.Skip("/dev/shm is on the same device here")
+	}
 	opts := testOpts()
 	opts.BackupDir = filepath.Join(shm, "b")
 	res := RepairFile(context.Background(), dir, p, opts, nil)

@@ -55,17 +55,22 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Color reports whether ANSI colour may be used on w: a terminal and NO_COLOR unset.
+// Color reports whether ANSI colour may be used on w: a terminal that shows it (not
+// TERM=dumb; on Windows a console that accepts virtual-terminal sequences, see vt_windows.go)
+// and NO_COLOR unset.
 func Color(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return colorOn(os.Getenv("NO_COLOR"), os.Getenv("TERM"), err == nil && st.Mode()&os.ModeCharDevice != 0, func() bool { return enableVT(f) })
+}
+
+// colorOn is Color's decision: vt is asked last, only for a terminal (it may change the
+// console's mode).
+func colorOn(noColor, termName string, terminal bool, vt func() bool) bool {
+	return noColor == "" && termName != "dumb" && terminal && vt()
 }
 
 // Width is the column count text output to w wraps at: the terminal's width, else $COLUMNS,

@@ -559,12 +559,19 @@ func checkOrphans(_ context.Context, st *state) ([]Problem, error) {
 				refs[filepath.Base(c)] = append(refs[filepath.Base(c)], e.Key)
 			}
 		}
+		var folded map[string]bool // on a case-insensitive file system: a name in another case is the same file
+		if a.foldCase {
+			folded = make(map[string]bool, len(refs))
+			for name := range refs {
+				folded[strings.ToLower(name)] = true
+			}
+		}
 		stamp := store.ArchiveTime(st.opts.Now)
 		for _, f := range a.files {
 			if !f.kind.Kind.IsPrimary() || f.symlink {
 				continue
 			}
-			if _, ok := refs[f.name]; ok {
+			if _, ok := refs[f.name]; ok || folded[strings.ToLower(f.name)] {
 				continue
 			}
 			if locked(a, f.path) {

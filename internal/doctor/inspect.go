@@ -34,6 +34,9 @@ type fileInfo struct {
 
 // agentState is what doctor read about one agent before deciding anything.
 type agentState struct {
+	// foldCase is set when the sessions dir is on a case-insensitive file system (macOS,
+	// Windows): a row naming "ABC.jsonl" references the listed "abc.jsonl".
+	foldCase  bool
 	id        string
 	dir       string // sessions dir
 	storePath string
@@ -326,6 +329,9 @@ func readAgent(ctx context.Context, opts Options, id string, staleMs int64) (*ag
 			size: le.Size, mtime: le.ModTime, symlink: le.Type&fs.ModeSymlink != 0}
 		a.files = append(a.files, f)
 		if f.kind.Kind.IsPrimary() {
+			if a.transcripts == 0 && !f.symlink {
+				a.foldCase = store.CaseInsensitiveDir(a.dir, f.name)
+			}
 			a.transcripts++
 		}
 	}

@@ -143,3 +143,37 @@ func sleep(stop <-chan struct{}, d time.Duration) {
 	case <-time.After(d):
 	}
 }
+
+// issue 33, scope 2: on a case-insensitive file system a row naming "ABC.jsonl" references the
+// listed "abc.jsonl" (one file): it is no orphan to archive. The fold is made here with a hard
+// link (the probe finds the swapped-case name to be the same file); with two distinct files,
+// a case-sensitive dir, the other one is an orphan as before.
+func TestOrphanCheckFoldsCaseWhereTheFileSystemDoes(t *testing.T) {
+	for _, fold := range []bool{false, true} {
+		root := t.TempDir()
+		sd := filepath.Join(root, "agents", "main", "sessions")
+		old := now.Add(-48 * time.Hour)
+		write(t, filepath.Join(sd, "sessions.json"), fmt.Sprintf(`{"agent:main:main":{"sessionId":%q,"updatedAt":%d,"sessionFile":"ABC.jsonl"}}`, sidA, now.UnixMilli()), old)
+		write(t, filepath.Join(sd, "ABC.jsonl"), header(sidA), old)
+		if fold {
+			if err := os.Link(filepath.Join(sd, "ABC.jsonl"), filepath.Join(sd, "abc.jsonl")); err != nil {
+				t.Skip(err)
+			}
+		} else {
+			write(t, filepath.Join(sd, "abc.jsonl"), header(sidA), old)
+		}
+		res, err := Run(context.Background(), Options{StateDir: root, Now: now, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		orphan := false
+		for _, p := range res.Problems {
+			if p.Check == "store.orphan-transcript" && filepath.Base(p.Path) == "abc.jsonl" {
+				orphan = true
+			}
+		}
+		if orphan == fold {
+			t.Errorf("fold=%v: abc.jsonl reported as an orphan: %v", fold, orphan)
+		}
+	}
+}

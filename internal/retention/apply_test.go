@@ -253,3 +253,47 @@ func TestCleanupKeepsTranscriptsOfKeptRows(t *testing.T) {
 		})
 	}
 }
+
+// issue 33, scope 2: on a case-insensitive file system (macOS, Windows) a row whose
+// sessionFile is "ABC.jsonl" names the listed "abc.jsonl": OpenClaw compares names exactly and
+// sweeps it as unreferenced; clawdoctor keeps it and says why. On a case-sensitive dir (this
+// one, as listed) the two are different files and the orphan is archived as before.
+func TestCleanupKeepsTranscriptNamedInAnotherCase(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agents", "main", "sessions")
+	old := now.Add(-400 * 24 * time.Hour)
+	write(t, filepath.Join(dir, "sessions.json"), `{"agent:main:main":{"sessionId":"m","sessionFile":"ABC.jsonl","updatedAt":`+ms(now.Add(-time.Hour))+`}}`, old)
+	write(t, filepath.Join(dir, "abc.jsonl"), msgLine, old)
+	for _, fold := range []bool{false, true} {
+		l, err := retention.Gather(context.Background(), filepath.Join(dir, "sessions.json"), "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Input.FoldCase {
+			t.Fatal("a case-sensitive dir taken for a case-insensitive one")
+		}
+		l.Input.FoldCase = fold // what gather finds on APFS or NTFS
+		p := retention.Make(&l.Input, retention.Options{Settings: settings(t, config.Maintenance{}), Now: now, Explain: true})
+		var acted, kept string
+		for _, f := range p.Files {
+			if f.Path == "abc.jsonl" {
+				acted = f.Action
+			}
+		}
+		n := 0
+		for _, f := range p.Kept {
+			if f.Path == "abc.jsonl" {
+				kept = f.Reason
+				n++
+			}
+		}
+		if n > 1 {
+			t.Errorf("--explain lists abc.jsonl %d times (issue 30: one line a file)", n)
+		}
+		switch {
+		case fold && (acted != "" || !strings.Contains(kept, "another letter case")):
+			t.Errorf("case-insensitive: abc.jsonl %q (kept: %q), want kept as the row's transcript", acted, kept)
+		case !fold && acted != retention.FileArchive:
+			t.Errorf("case-sensitive: abc.jsonl %q, want archived as an orphan", acted)
+		}
+	}
+}

@@ -379,6 +379,12 @@ func (l *Loaded) listFiles(ctx context.Context) error {
 		l.Input.Files = append(l.Input.Files, File{Name: de.Name, Size: de.Size, ModMs: float64(de.ModTime.UnixNano()) / 1e6,
 			class: classify(de.Name, l.Input.StoreName)})
 	}
+	for _, f := range l.Input.Files { // one probe: is a name's other case the same file?
+		if IsPrimaryTranscript(f.Name) {
+			l.Input.FoldCase = store.CaseInsensitiveDir(l.SessionsDir, f.Name)
+			break
+		}
+	}
 	root := filepath.Join(l.SessionsDir, "skills-prompts", "sha256")
 	prefixes, _ := os.ReadDir(root)
 	for _, p := range prefixes {

@@ -21,7 +21,8 @@ func statter(_ string, dir *os.File) func(name string, e *DirEntry) {
 			err = unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		}
 		if err == nil {
-			e.Stated, e.Type, e.Regular = true, fileType(st.Mode), st.Mode&unix.S_IFMT == unix.S_IFREG
+			mode := uint32(st.Mode) // uint16 on darwin
+			e.Stated, e.Type, e.Regular = true, fileType(mode), mode&unix.S_IFMT == unix.S_IFREG
 			e.Size, e.ModTime = st.Size, time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
 		}
 	}

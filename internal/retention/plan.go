@@ -74,6 +74,9 @@ type Input struct {
 	Files     []File // top-level regular files, sorted by name (symlinks are not listed)
 	Blobs     []File // skills-prompts/sha256/<hh>/ files, sorted by name
 	DMScope   string // session.dmScope ("" = main)
+	// FoldCase is set when the sessions dir is on a case-insensitive file system (macOS,
+	// Windows): a row naming "ABC.jsonl" names the listed "abc.jsonl" (store.CaseInsensitiveDir).
+	FoldCase bool
 
 	// names is the listing's index, name → position in Files (-1: listed, not a regular
 	// file), when gather made it beside the listing; nil: Make indexes Files itself.
@@ -536,11 +539,16 @@ func Make(in *Input, opt Options) *Plan {
 	p.Files = s.files
 	s.keepSafe(p)
 	var refs map[string]int32
+	var keptSafe map[string]bool // kept by keepSafe, its reason already given: once a file
 	if opt.Explain {
 		refs = s.referenced()
+		keptSafe = make(map[string]bool, len(p.Kept))
+		for _, f := range p.Kept {
+			keptSafe[f.Path] = true
+		}
 	}
 	for _, f := range in.Files {
-		if opt.Explain && !s.fileSet[f.Name] {
+		if opt.Explain && !s.fileSet[f.Name] && !keptSafe[f.Name] {
 			why := s.fileKeepReason(f, refs)
 			if entryArtifacts[f.Name] && opt.DryRun {
 				why = "belongs to a removed entry: a transcript is archived as .deleted.<ts>, a sidecar deleted, when applied"

@@ -48,6 +48,13 @@ func (s *state) keepSafe(p *Plan) {
 			}
 		}
 	}
+	var folded map[string]string // keep by lower-cased name, on a case-insensitive file system
+	if s.in.FoldCase {
+		folded = make(map[string]string, len(keep))
+		for name, key := range keep {
+			folded[strings.ToLower(name)] = key
+		}
+	}
 	exists := map[string]bool{} // the listing's names, only needed for outside rows
 	if len(outside) > 0 {
 		for _, f := range s.in.Files {
@@ -65,11 +72,18 @@ func (s *state) keepSafe(p *Plan) {
 	changed := false
 	out := p.Files[:0]
 	for _, f := range p.Files {
-		if key, ok := keep[f.Path]; ok {
+		key, ok := keep[f.Path]
+		how := ""
+		if !ok && folded != nil && !strings.Contains(f.Path, "/") {
+			if key, ok = folded[strings.ToLower(f.Path)]; ok {
+				how = " in another letter case (one file on this case-insensitive file system; OpenClaw compares names exactly)"
+			}
+		}
+		if ok {
 			openclaw[f.Path] = f.Action
 			s.unsummarize(sum, p, f, true)
 			p.Kept = append(p.Kept, FileAction{Path: f.Path, Action: FileKeep, Bytes: f.Bytes,
-				Reason: fmt.Sprintf("named by kept entry %s: OpenClaw's cleanup would %s it (%s); clawdoctor keeps it", key, f.Action, f.Reason)})
+				Reason: fmt.Sprintf("named by kept entry %s%s: OpenClaw's cleanup would %s it (%s); clawdoctor keeps it", key, how, f.Action, f.Reason)})
 			delete(s.fileSet, f.Path)
 			changed = true
 			continue

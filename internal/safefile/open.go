@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"syscall"
 )
 
 // ErrNotRegular is returned for a path that is a FIFO, a device, a socket or a directory:
@@ -70,7 +69,9 @@ func NotRegular(path string, m fs.FileMode) error {
 
 // Open opens path for reading when it is a regular file (symlinks are followed). It never
 // blocks: the file is opened with O_NONBLOCK, so a FIFO planted under a transcript's or a
-// config's name is refused instead of hanging open(), and a device is refused too.
+// config's name is refused instead of hanging open(), and a device is refused too. On Windows
+// the file is shared for deletion, so a file clawdoctor reads can still be replaced (the
+// repair renames over a transcript it holds open, see open_windows.go).
 func Open(path string) (*os.File, error) {
 	f, _, err := OpenStat(path)
 	return f, err
@@ -78,7 +79,7 @@ func Open(path string) (*os.File, error) {
 
 // OpenStat is Open that also returns the file's stat (the one Open makes anyway).
 func OpenStat(path string) (*os.File, os.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRead(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/natefinch/atomic"
 )
 
 // ErrOutside is returned for a path that resolves outside the allowed root.
@@ -102,7 +104,9 @@ func ReplaceWith(path string, o ReplaceOptions, fill func(w io.Writer) error) er
 		return err
 	}
 	defer untrack()
-	if err = os.Rename(tmp, target); err != nil {
+	// natefinch/atomic: rename(2) on unix, MoveFileEx(REPLACE_EXISTING|WRITE_THROUGH) on
+	// Windows, whose plain rename neither replaces atomically nor waits for the disk
+	if err = atomic.ReplaceFile(tmp, target); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("replace %s: %w", path, err)
 	}
@@ -187,19 +191,6 @@ func WriteFile(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// SyncDir fsyncs a directory so a rename or create in it survives a power loss.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("fsync dir %s: %w", dir, err)
-	}
-	return nil
 }
 
 // BackupName is OpenClaw's repair backup naming: "<file>.bak-<pid>-<ms>".

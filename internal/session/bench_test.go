@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -72,14 +71,6 @@ func streamed(n, body, imageEvery, image int) io.Reader {
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(genTranscript(pw, n, body, imageEvery, image, 1)) }()
 	return pr
-}
-
-// cpuTime returns the CPU time (user+system) this process has used. The machine is shared, so
-// benchmarks also report CPU throughput, which load on other cores does not distort.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportCPU adds "cpu-MB/s" (bytes per CPU second) to a benchmark; call it after the loop

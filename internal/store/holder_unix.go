@@ -18,14 +18,10 @@ type holder struct {
 	pid   int
 }
 
-// holderScript says it is ready, then waits for its stdin to close: clawdoctor closes it on
-// release, and the kernel closes it when clawdoctor dies, even by SIGKILL.
-const holderScript = `echo ready; read x`
-
 func startHolder() (*holder, error) {
 	// "openclaw" as an argument makes OpenClaw's isOpenClawSessionOwnerArgv accept the holder;
 	// "clawdoctor-lock-holder" ($0) tells a person reading ps what it is.
-	cmd := exec.Command("/bin/sh", "-c", holderScript, "clawdoctor-lock-holder", "openclaw")
+	cmd := exec.Command(unixHolderArgs[0], unixHolderArgs[1:]...)
 	// Its own process group: a Ctrl-C on the terminal must not end it before clawdoctor has
 	// finished and released the lock.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -111,7 +111,7 @@ func InspectLock(payload []byte, opts LockOptions) Lock {
 		startTime = procStartTime
 	}
 	if cmdline == nil {
-		cmdline = procCmdline
+		cmdline = processArgs
 	}
 
 	var l Lock
@@ -232,26 +232,4 @@ func InspectLockFile(path string, opts LockOptions) (Lock, error) {
 	l := InspectLock(buf[:n], opts)
 	l.Path = path
 	return l, nil
-}
-
-// LooksLikeOpenClaw reports whether a command line is an OpenClaw process: executable
-// openclaw / openclaw-gateway, an openclaw or openclaw.mjs argument, or one of its entry
-// scripts together with a gateway or agent argument.
-func LooksLikeOpenClaw(argv []string) bool {
-	entry, role := false, false
-	for i, a := range argv {
-		base := filepath.Base(a)
-		if base == "openclaw" || base == "openclaw.mjs" || (i == 0 && base == "openclaw-gateway") {
-			return true
-		}
-		for _, s := range []string{"dist/index.js", "dist/entry.js", "scripts/run-node.mjs", "src/entry.ts", "src/index.ts"} {
-			if strings.HasSuffix(filepath.ToSlash(a), s) {
-				entry = true
-			}
-		}
-		if a == "gateway" || a == "agent" {
-			role = true
-		}
-	}
-	return entry && role
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 )
 
@@ -77,12 +78,36 @@ type Transcript struct {
 	Rejected string `json:"rejected,omitempty"`
 	// Stale is set when sessionFile names another session's generated <otherId>.jsonl.
 	Stale bool `json:"stale,omitempty"`
-	// Foreign is set for a Windows sessionFile (the store was written on another OS); it is
-	// read with '\' as separator. OpenClaw on a POSIX host would not find it at all.
+	// Foreign is set for a sessionFile written on another OS: a Windows path on a POSIX host
+	// (read with '\' as separator; OpenClaw on a POSIX host would not find it at all), or a
+	// POSIX path on a Windows host (see hostPath).
 	Foreign bool `json:"foreign,omitempty"`
 }
 
 var reWindowsAbs = regexp.MustCompile(`^(?:[A-Za-z]:[\\/]|\\\\)`)
+
+// hostWindows is whether clawdoctor runs on Windows (a var: tests take both sides).
+var hostWindows = runtime.GOOS == "windows"
+
+// hostPath turns a sessionFile into this host's form and says whether it was written on
+// another OS (Foreign). On a POSIX host an absolute Windows path (a drive letter or UNC) is
+// read with "\" as separator and without its drive, so the agents/<id>/sessions remap finds
+// it. On a Windows host such a path is native and stays as it is, while a POSIX absolute path
+// (a store copied from Linux or macOS) is foreign: it is taken on the sessions dir's volume
+// (vol), as Node's path.win32.resolve takes a rooted path, so the same remap applies.
+func hostPath(cand string, windowsHost bool, vol string) (string, bool) {
+	switch {
+	case !windowsHost && reWindowsAbs.MatchString(cand):
+		cand = strings.ReplaceAll(cand, `\`, "/")
+		if len(cand) > 1 && cand[1] == ':' {
+			cand = cand[2:]
+		}
+		return "/" + strings.TrimLeft(cand, "/"), true
+	case windowsHost && !reWindowsAbs.MatchString(cand) && (strings.HasPrefix(cand, "/") || strings.HasPrefix(cand, `\`)):
+		return vol + strings.ReplaceAll(cand, "/", `\`), true
+	}
+	return cand, false
+}
 
 // Transcript resolves e's transcript.
 func (r Resolver) Transcript(e Entry) Transcript {
@@ -93,14 +118,7 @@ func (r Resolver) Transcript(e Entry) Transcript {
 func (r Resolver) Resolve(sessionID, sessionFile string) Transcript {
 	var t Transcript
 	if cand := strings.TrimSpace(sessionFile); cand != "" {
-		if reWindowsAbs.MatchString(cand) {
-			t.Foreign = true
-			cand = strings.ReplaceAll(cand, `\`, "/")
-			if len(cand) > 1 && cand[1] == ':' {
-				cand = cand[2:]
-			}
-			cand = "/" + strings.TrimLeft(cand, "/")
-		}
+		cand, t.Foreign = hostPath(cand, hostWindows, filepath.VolumeName(r.SessionsDir))
 		p, via, why := r.within(cand)
 		if why == "" {
 			t.Path, t.Via = p, via

@@ -15,18 +15,10 @@ import (
 // group, not only the wrapper.
 func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setGroup(cmd)
 	cmd.Cancel = func() error { return KillGroup(cmd) }
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
-}
-
-// KillGroup kills cmd's process group (see Command).
-func KillGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
 // SignalContext is cancelled on SIGINT or SIGTERM: with the drivers in their own process groups
