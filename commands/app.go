@@ -54,6 +54,7 @@ before or after the command name, but always before file arguments.` + exitStatu
 			exportCommand(),
 			fixturesCommand(),
 			completionCommand(),
+			versionCommand(),
 		},
 		// App.Run must never call os.Exit: we map errors to codes in exitStatus.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -64,6 +65,9 @@ before or after the command name, but always before file arguments.` + exitStatu
 	for _, cmd := range app.Commands {
 		prepareCommand(cmd)
 	}
+	// --version prints what `clawdoctor version` prints (commit and date included), not
+	// urfave's one line.
+	cli.VersionPrinter = func(c *cli.Context) { _ = printVersion(c) }
 	return app
 }
 

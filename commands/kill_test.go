@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -140,6 +141,16 @@ func TestKillDoctorAndCleanup(t *testing.T) {
 				t.Fatalf("uninterrupted run: %v\n%s", err, out)
 			}
 			took := time.Since(t0)
+			// The first run may be slow (a cold page cache, a loaded machine): the kill points
+			// are spread over the fastest of three, so that most land inside a run.
+			for i := range 2 {
+				again := filepath.Join(base, tc.name, fmt.Sprintf("timing%d", i))
+				copyTree(t, pristine, filepath.Join(again, "state"))
+				t1 := time.Now()
+				exec.Command(bin, tc.args(filepath.Join(again, "state"), filepath.Join(again, "removed"))...).Run()
+				took = min(took, time.Since(t1))
+				os.RemoveAll(again)
+			}
 			final := live(tree(t, full), tc.backupOf)
 			finalHashes := values(tree(t, full))
 			if len(final) == 0 || cmp.Equal(final, live(orig, tc.backupOf)) {

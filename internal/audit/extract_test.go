@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -72,6 +73,24 @@ func TestParallelScanMatchesSerial(t *testing.T) {
 		}
 		return nil
 	})
+	// generated state dirs with every fault, so that the comparison checks enough findings
+	// where the corpus is absent (a fresh clone) and more where it is there
+	faults, err := fixtures.ParseFaults("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		dir := filepath.Join(t.TempDir(), "gen")
+		if _, err := fixtures.Generate(context.Background(), dir, fixtures.Options{Agents: 2, Sessions: 12, Seed: seed, Faults: faults}); err != nil {
+			t.Fatal(err)
+		}
+		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				inputs = append(inputs, p)
+			}
+			return nil
+		})
+	}
 	if len(inputs) < 30 {
 		t.Fatalf("only %d inputs found", len(inputs))
 	}

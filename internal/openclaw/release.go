@@ -32,6 +32,15 @@ var Verified = []Release{MustParse("2026.3.13"), MustParse("2026.4.24"), MustPar
 // SQLiteSince is the first stable release that keeps sessions in SQLite.
 var SQLiteSince = MustParse("2026.8.1")
 
+// SQLiteVerified lists the SQLite-era releases whose databases clawdoctor reads and whose
+// behaviour it is checked against (real databases of both in fixtures/sqlite; cleanup's plan
+// against 2026.9.6's), oldest first.
+var SQLiteVerified = []Release{SQLiteSince, MustParse("2026.9.6")}
+
+// SQLiteDefault is the SQLite-era release whose behaviour is followed where it matters
+// (cleanup's plan of a database): the newest verified one.
+var SQLiteDefault = SQLiteVerified[len(SQLiteVerified)-1]
+
 var versionRE = regexp.MustCompile(`^v?(\d{4})\.(\d{1,2})\.(\d{1,2})((?:-[0-9A-Za-z.-]+)?)$`)
 
 // Parse reads "2026.6.11", "v2026.6.11" or "2026.7.2-beta.1".
