@@ -5,10 +5,13 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/clawdoctor/clawdoctor/internal/memguard"
 )
 
 // now is the clock; tests and --now replace it so runs are reproducible.
@@ -19,6 +22,9 @@ var now = time.Now
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
 	err := app.RunContext(ctx, args)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, memguard.ErrOverMemory) {
+		err = cause // not an interrupt: the memory guard stopped the run
+	}
 	return exitStatus(stderr, err)
 }
 

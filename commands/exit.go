@@ -12,6 +12,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/internal/agentdb"
 	"github.com/clawdoctor/clawdoctor/internal/config"
 	"github.com/clawdoctor/clawdoctor/internal/export"
+	"github.com/clawdoctor/clawdoctor/internal/memguard"
 	"github.com/clawdoctor/clawdoctor/internal/safefile"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -59,6 +60,9 @@ func exitStatus(stderr io.Writer, err error) int {
 		return exitClean
 	case errors.As(err, &st):
 		return st.code
+	case errors.Is(err, memguard.ErrOverMemory):
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+		return exitIO
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "clawdoctor: interrupted")
 		return exitSignal

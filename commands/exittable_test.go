@@ -74,6 +74,10 @@ func TestExitCodeTable(t *testing.T) {
 				t.Skip(err)
 			}
 		}, false},
+		{"transcript is a directory", "directory", exitPartial, func(t *testing.T, st string) {
+			os.Remove(filepath.Join(st, tr))
+			os.Mkdir(filepath.Join(st, tr), 0o755)
+		}, false},
 		{"transcript without read permission", "no permission", exitPartial, func(t *testing.T, st string) {
 			os.Chmod(filepath.Join(st, tr), 0)
 		}, true},
@@ -140,6 +144,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"replay", func(st string) []string {
 			return []string{"replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", file(st)}
 		}},
+		{"view", func(st string) []string { return []string{"--state-dir", st, "view", "--out-dir", st + "-view", st} }},
 	}
 	// want is the code of command c for kind k; -1 when the kind does not apply to c (it does
 	// not read or write what the kind breaks).
@@ -153,12 +158,22 @@ func TestExitCodeTable(t *testing.T) {
 	}
 	want := func(c, k string, code int) int {
 		applies := true
+		if c == "view" { // it reads what the others read, and writes pages outside the state dir
+			switch k {
+			case "clean", "unknown flag", "transcript is a FIFO", "transcript is a directory", "transcript without read permission",
+				"sessions dir without read permission", "agents dir without permission", "sessions.json is a directory", "sessions.json over the cap":
+				return code
+			case "findings":
+				return exitClean // the findings are on the pages
+			}
+			return -1
+		}
 		switch k {
 		case "findings":
 			applies = !in(c, "stats", "cleanup", "cleanup --enforce", "replay") // not theirs to find
 		case "missing --config", "$OPENCLAW_CONFIG_PATH not JSON5":
 			applies = in(c, "stats", "cleanup", "cleanup --enforce", "doctor", "doctor --fix")
-		case "transcript is a FIFO", "transcript without read permission":
+		case "transcript is a FIFO", "transcript is a directory", "transcript without read permission":
 			applies = !in(c, "stats", "cleanup", "cleanup --enforce")
 		case "sessions dir without read permission", "agents dir without permission", "sessions.json is a directory", "sessions.json over the cap":
 			applies = !in(c, "validate", "audit FILE", "replay")

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/memguard"
 	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 	"github.com/clawdoctor/clawdoctor/internal/store"
+	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
 // Globals are the flags every command understands.
@@ -39,6 +42,8 @@ func globalFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-progress", Usage: "never show a progress bar"},
 		&cli.StringFlag{Name: "max-store-bytes", Usage: "largest sessions.json read (it is read whole; default 256MiB)"},
 		&cli.StringFlag{Name: "max-config-bytes", Usage: "largest openclaw.json read (default 16MiB)"},
+		&cli.StringFlag{Name: "max-memory", Usage: "most heap a run may hold before it stops with exit 4 (default 60% of this machine's memory; 0 for no cap)"},
+		&cli.StringFlag{Name: "max-inflate-ratio", Usage: "most a .gz or .zst file may inflate to, in times its size on disk (at least 1GiB; default 1000, 0 for no cap)"},
 		&cli.StringFlag{Name: "openclaw-version", Usage: "OpenClaw release to follow (default: meta.lastTouchedVersion of the state dir's openclaw.json, else " + openclaw.DefaultVersion + ")"},
 	}
 }
@@ -107,6 +112,25 @@ func globals(c *cli.Context) (Globals, error) {
 			}
 			*cp.dst = n
 		}
+	}
+	memguard.SetLimit(memguard.DefaultLimit())
+	if v := globalString(c, "max-memory"); v != "" {
+		n := int64(0)
+		if v != "0" {
+			var err error
+			if n, err = fixtures.ParseSize(v); err != nil || n <= 0 {
+				return g, &usageError{msg: fmt.Sprintf("--max-memory %q: not a size", v), hint: "--max-memory 2GiB"}
+			}
+		}
+		memguard.SetLimit(n)
+	}
+	jsonl.MaxInflateRatio = 1000
+	if v := globalString(c, "max-inflate-ratio"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return g, &usageError{msg: fmt.Sprintf("--max-inflate-ratio %q: not a whole number of 0 or more", v), hint: "--max-inflate-ratio 5000"}
+		}
+		jsonl.MaxInflateRatio = n
 	}
 	sel, err := openclaw.Select(globalString(c, "openclaw-version"), g.StateDir, os.Getenv)
 	if err != nil {

@@ -3,6 +3,8 @@
 package commands
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // maxRSS returns the peak resident memory of a finished process in MiB (Linux reports KiB).
@@ -83,5 +87,94 @@ func TestHugeInputsRefusedBeforeReading(t *testing.T) {
 	out, _ = cmd.CombinedOutput()
 	if cmd.ProcessState.ExitCode() != exitPartial || !strings.Contains(string(out), "over the cap of 1048576 bytes (raise it with --max-input-bytes)") {
 		t.Errorf("replay of 3 MiB on stdin with --max-input-bytes 1MiB: exit %d\n%s", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+// writeBomb writes a zstd archive of a transcript whose entries are 1 MiB each, inflating to
+// size bytes of valid lines (about 300 KB on disk for 4 GiB).
+func writeBomb(t *testing.T, path string, size int64) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(8<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(zw, `{"type":"session","version":3,"id":"bomb","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}`)
+	body := strings.Repeat("x", 1<<20)
+	parent := "null"
+	for i, n := 0, int64(0); n < size; i++ {
+		role := [2]string{"user", "assistant"}[i%2]
+		line := fmt.Sprintf(`{"type":"message","id":"m%d","parentId":%s,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":%q,"content":[{"type":"text","text":"%s"}],"timestamp":1}}`+"\n", i, parent, role, body)
+		parent = fmt.Sprintf(`"m%d"`, i)
+		if _, err := io.WriteString(zw, line); err != nil {
+			t.Fatal(err)
+		}
+		n += int64(len(line))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// issue 31, scope 4: an archive of a few hundred KB that inflates to 4 GiB of valid 1 MiB
+// entries. On main view and replay held every entry (19-24 GB, then the out-of-memory killer)
+// and audit of a state dir holding a 1 TB one would have read for an hour. Every command now
+// stops within seconds and under 512 MiB, names the file and exits 3 (an input over a cap);
+// --max-inflate-ratio 0 lifts the cap, and replay then refuses to hold more than
+// --max-input-bytes of entries.
+func TestDecompressionBombs(t *testing.T) {
+	bin := clawdoctorBin(t)
+	st := filepath.Join(t.TempDir(), "state")
+	bomb := filepath.Join(st, "agents", "main", "sessions", "bomb.jsonl.reset.2026-01-01T00-00-00.000Z.zst")
+	writeBomb(t, bomb, 4<<30)
+	if fi, _ := os.Stat(bomb); fi.Size() > 2<<20 {
+		t.Fatalf("the bomb is %d bytes on disk: not a bomb", fi.Size())
+	}
+	view := filepath.Join(t.TempDir(), "view.html")
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int // 0: exitPartial
+	}{
+		{[]string{"view", "--out", view, bomb}, "decompression bomb", 0},
+		{[]string{"replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", bomb}, "decompression bomb", 0},
+		{[]string{"repair", "-n", bomb}, "decompression bomb", 0},
+		{[]string{"--state-dir", st, "audit"}, "1 unreadable: " + bomb, 0},
+		{[]string{"--state-dir", st, "doctor"}, "could not be read", 0},
+		{[]string{"validate", bomb}, "decompression bomb", 0},
+		{[]string{"--max-inflate-ratio", "0", "replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", bomb}, "raise it with --max-input-bytes", 0},
+		// every cap lifted but the memory guard's: the run stops, says so, exits 4 (scope 6:
+		// out of memory is never how a command ends)
+		{[]string{"--max-inflate-ratio", "0", "--max-memory", "200MiB", "replay", "--max-input-bytes", "8GiB", "--provider", "anthropic", "--model", "claude-sonnet-4-5", bomb},
+			"over the cap of 200 MiB (--max-memory", exitIO},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"--no-progress"}, tc.args...)...)
+			t0 := time.Now()
+			out, _ := cmd.CombinedOutput()
+			took := time.Since(t0)
+			want := exitPartial
+			if tc.code != 0 {
+				want = tc.code
+			}
+			if code := cmd.ProcessState.ExitCode(); code != want {
+				t.Errorf("exit %d, want %d\n%s", code, want, out)
+			}
+			if !strings.Contains(string(out), tc.want) || (tc.code == 0 && !strings.Contains(string(out), filepath.Base(bomb))) {
+				t.Errorf("output does not name the file and say %q:\n%s", tc.want, out)
+			}
+			if rss := maxRSS(cmd.ProcessState); rss > 512 {
+				t.Errorf("peak RSS %d MiB, over 512", rss)
+			}
+			if took > time.Minute {
+				t.Errorf("took %v", took)
+			}
+			t.Logf("%v, %d MiB", took.Round(time.Millisecond), maxRSS(cmd.ProcessState))
+		})
 	}
 }

@@ -38,7 +38,7 @@ func replayCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "allowed-tools", Usage: "tool-name allow-list for the tool-call input check"},
 			&cli.StringFlag{Name: "summary-cmd", Usage: "run this command with the text compaction would summarize on stdin (no shell: write sh -c '...' for one)"},
 			&cli.DurationFlag{Name: "summary-timeout", Value: time.Minute, Usage: "kill --summary-cmd after this long"},
-			&cli.StringFlag{Name: "max-input-bytes", Value: "256MiB", Usage: "largest transcript read from stdin (-), which is held in memory"},
+			&cli.StringFlag{Name: "max-input-bytes", Value: "256MiB", Usage: "most transcript bytes a replay holds in memory: all of stdin (-), the path entries of a file"},
 		},
 		Description: `Replays one transcript offline: pi's context building (active leaf, last compaction,
 summary wrapper texts, custom messages), then OpenClaw's provider hygiene for the chosen

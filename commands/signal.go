@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/memguard"
 	"github.com/clawdoctor/clawdoctor/internal/safefile"
 )
 
@@ -20,17 +21,25 @@ var interruptGrace = 500 * time.Millisecond
 // the run's context; a second one, or the run not finishing within interruptGrace, ends it at
 // once with status 130. A blocked read (stdin, a slow disk) can therefore never make an
 // interrupt wait.
+//
+// The memory guard (internal/memguard) stops the run the same way when its heap passes the
+// cap: out of memory is never how a command ends; it says so and exits 4.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	over := make(chan error, 1)
+	go memguard.Watch(ctx, 50*time.Millisecond, func(err error) { over <- err })
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, args, stdin, stdout, stderr) }()
+	var overErr error
 	select {
 	case code := <-done:
 		return code
 	case <-sigs:
+		cancel(nil)
+	case overErr = <-over:
+		cancel(overErr) // the readers stop at their next buffer; Run maps the cause to exit 4
 	}
-	cancel()
 	timer := time.NewTimer(interruptGrace)
 	defer timer.Stop()
 	select {
@@ -38,6 +47,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan 
 		return code
 	case <-sigs:
 	case <-timer.C:
+	}
+	if overErr != nil {
+		safefile.Abort()
+		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", overErr)
+		return exitIO
 	}
 	return abandon(stderr)
 }

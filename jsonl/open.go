@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/klauspost/compress/gzip"
@@ -121,7 +122,8 @@ func Open(path string, counted func(n int64)) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &File{Reader: &pathReader{r: dec, path: path}, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
+	limited := &inflateLimit{r: dec, path: path, size: st.Size(), left: InflateCap(st.Size())}
+	return &File{Reader: &pathReader{r: limited, path: path}, Path: path, Compression: c, Size: st.Size(), raw: f, dec: dec}, nil
 }
 
 // Stdin is the path that names standard input where a command reads it ("-").
@@ -169,5 +171,71 @@ type countReader struct {
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.add(int64(n))
+	return n, err
+}
+
+// MaxInflateRatio and MinInflateCap bound what a compressed file may inflate to: the larger of
+// MinInflateCap and MaxInflateRatio times its size on disk. Transcripts compress 5 to 50
+// times; a file past the cap is a decompression bomb (a 300 KB .zst of 4 GiB of lines, or of
+// a terabyte, which would take an hour to read) and is refused, named, after the cap.
+// commands sets MaxInflateRatio from --max-inflate-ratio.
+var (
+	MaxInflateRatio int64 = 1000
+	MinInflateCap   int64 = 1 << 30
+)
+
+// InflateCap is the most a compressed file of size bytes may inflate to.
+func InflateCap(size int64) int64 {
+	if MaxInflateRatio <= 0 {
+		return math.MaxInt64
+	}
+	if size > math.MaxInt64/MaxInflateRatio {
+		return math.MaxInt64
+	}
+	return max(MinInflateCap, size*MaxInflateRatio)
+}
+
+// InflateError reports a compressed file that inflates past InflateCap (File's reads add the
+// path, as to every read error). It wraps
+// safefile.ErrTooLarge: commands skip the file as over a cap (exit 3) and go on.
+type InflateError struct {
+	Path  string
+	Size  int64 // on disk
+	Limit int64
+}
+
+func (e *InflateError) Error() string {
+	return fmt.Sprintf("inflates to more than %d bytes, over %d times its %d bytes on disk: a decompression bomb? (read no further; raise --max-inflate-ratio, 0 for no cap)",
+		e.Limit, MaxInflateRatio, e.Size)
+}
+
+func (e *InflateError) Unwrap() error { return safefile.ErrTooLarge }
+
+// inflateLimit stops a decompressed stream at its cap.
+type inflateLimit struct {
+	r    io.Reader
+	path string
+	size int64
+	left int64
+}
+
+func (l *inflateLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte // a stream that ends right at the cap is not over it
+		for {
+			n, err := l.r.Read(one[:])
+			if n > 0 {
+				return 0, &InflateError{Path: l.path, Size: l.size, Limit: InflateCap(l.size)}
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
 	return n, err
 }

@@ -538,8 +538,8 @@ func expand(t Target, rebuild bool) ([]job, error) {
 			if e.Name() == "sessions.json" {
 				hasStore = true
 			}
-			if IsTranscriptName(e.Name()) && !e.IsDir() {
-				names = append(names, e.Name()) // a symlink, FIFO or device is reported as skipped
+			if IsTranscriptName(e.Name()) {
+				names = append(names, e.Name()) // a directory, symlink, FIFO or device is reported as skipped
 			}
 		}
 		sort.Strings(names)

@@ -87,6 +87,10 @@ func TestBadInput(t *testing.T) {
 		{"newer schema", func(t *testing.T, p string) {
 			execSQL(t, p, "PRAGMA user_version = 99")
 		}, ErrUnknownSchema, []string{"schema version 99", "newer than the newest clawdoctor knows"}},
+		// issue 31, scope 6: -1 was accepted as a known schema while 99 was refused
+		{"negative schema version", func(t *testing.T, p string) {
+			execSQL(t, p, "PRAGMA user_version = -1")
+		}, ErrUnknownSchema, []string{"schema version -1", "negative user_version"}},
 		{"missing column", func(t *testing.T, p string) {
 			execSQL(t, p, "ALTER TABLE transcript_events RENAME COLUMN event_json TO event_text")
 		}, ErrUnknownSchema, []string{"table transcript_events has no column event_json"}},

@@ -236,6 +236,9 @@ func (db *DB) CheckSessions() error {
 	if !db.HasSessions() {
 		return dbErr(db.Path, wrapf(ErrNoSessions, "schema %d without session tables (an auth/memory database of a JSONL-era install)", db.UserVersion))
 	}
+	if db.UserVersion < 0 {
+		return dbErr(db.Path, wrapf(ErrUnknownSchema, "schema version %d: no OpenClaw release writes a negative user_version", db.UserVersion))
+	}
 	if db.UserVersion > MaxSchema {
 		return dbErr(db.Path, wrapf(ErrUnknownSchema, "schema version %d (%s) is newer than the newest clawdoctor knows (%d, OpenClaw 2026.9.6); update clawdoctor, or export with that OpenClaw release",
 			db.UserVersion, db.appVersion(), MaxSchema))

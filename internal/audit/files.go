@@ -140,6 +140,8 @@ func readSessionsDir(dir string) (*sessionsDir, error) {
 				sd.storeNotFile = true
 			case strings.HasSuffix(name, ".jsonl.lock"), name == "sessions.json.lock":
 				sd.locks = append(sd.locks, name) // unreadable as a lock: reported
+			case TranscriptLike(name):
+				sd.notFiles = append(sd.notFiles, name) // a directory under a transcript's name: unreadable, never a clean pass
 			}
 			continue
 		}

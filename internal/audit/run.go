@@ -74,6 +74,11 @@ func Run(ctx context.Context, paths []string, opts Options, c progress.Counter) 
 			files = append(files, p)
 			continue
 		}
+		if TranscriptLike(filepath.Base(filepath.Clean(p))) {
+			// a directory under a transcript's name: what was asked for cannot be read
+			res.Unreadable = append(res.Unreadable, p)
+			continue
+		}
 		found, unreadable, err := discover(p, opts.Agent)
 		res.Unreadable = append(res.Unreadable, unreadable...)
 		if err != nil {

@@ -22,8 +22,10 @@ import (
 	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
-// MaxInputBytes caps a transcript replayed from a stream (stdin), which Run holds in memory;
-// a file is indexed and read by offsets instead (RunFile).
+// MaxInputBytes caps what a replay holds in memory: a transcript replayed from a stream
+// (stdin), which Run reads whole, and the entries of a file's path that RunFile reads in full
+// (a file is indexed first and only those entries are read). A 300 KB archive that inflates
+// to 4 GiB of 1 MiB turns held 19 GB before the cap (issue 31).
 const MaxInputBytes = 256 << 20
 
 // ErrUnknownLeaf is returned when Options.Leaf names no entry of the file.
@@ -31,7 +33,8 @@ var ErrUnknownLeaf = errors.New("unknown leaf entry id")
 
 // Options select the target model and the variants to replay with.
 type Options struct {
-	// MaxInput caps the bytes Run reads from its stream (0: MaxInputBytes).
+	// MaxInput caps the bytes a replay holds: what Run reads from its stream, the path
+	// entries RunFile reads in full (0: MaxInputBytes).
 	MaxInput int64
 	Provider string
 	Model    string
@@ -291,7 +294,11 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 	if o.emptyContext {
 		pathIdx = nil
 	}
-	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck, tree)
+	limit := o.MaxInput
+	if limit <= 0 {
+		limit = MaxInputBytes
+	}
+	entries, custom, err := readPath(ctx, idx, path, pathIdx, o.Recheck, tree, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +310,8 @@ func RunFile(ctx context.Context, path string, o Options) (*Result, error) {
 // model-snapshot check reads them all).
 // With tree (2026.6.11), the compactions' firstKeptEntryIds are normalized as its
 // SessionManager does before the kept region is chosen.
-func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool, tree *managerTree) (entries []*session.Entry, custom []*session.Entry, err error) {
+func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []int, full bool, tree *managerTree, limit int64) (entries []*session.Entry, custom []*session.Entry, err error) {
+	var held int64 // bytes of the lines read in full so far, checked against limit before a read
 	entries = make([]*session.Entry, len(pathIdx))
 	for k, i := range pathIdx {
 		n := idx.Node(i)
@@ -317,6 +325,13 @@ func readPath(ctx context.Context, idx *session.Index, path string, pathIdx []in
 	read := func(want []int, put func(j int, e *session.Entry)) error {
 		if len(want) == 0 {
 			return nil
+		}
+		for _, i := range want { // the index knows each line's size: refuse before reading
+			held += int64(idx.Node(i).Size)
+		}
+		if held > limit {
+			return fmt.Errorf("the entries a replay holds in memory: %w",
+				&safefile.SizeError{Path: path, Size: held, Limit: limit, Flag: "--max-input-bytes"})
 		}
 		pos := make(map[int]int, len(want))
 		for j, i := range want {

@@ -120,3 +120,33 @@ func (r *redactor) sessionKey(k string) string {
 	}
 	return strings.Join(parts, ":")
 }
+
+// pathWords are the parts of a path that name OpenClaw's layout, not a person's files.
+var pathWords = map[string]bool{
+	"agents": true, "sessions": true, "agent": true, ".": true, "..": true, "sessions.json": true,
+	"openclaw.json": true, "openclaw-agent.sqlite": true, "session-sqlite-import-archive": true,
+	"cold": true, ".openclaw": true,
+}
+
+// pathExts are the name endings a redacted file name keeps, so its kind stays readable.
+var pathExts = []string{".jsonl.lock", ".jsonl.zst", ".jsonl.gz", ".jsonl", ".json", ".sqlite", ".lock", ".zst", ".gz", ".log"}
+
+// path redacts a file path part by part: OpenClaw's own names stay, every other part (a user's
+// file or directory name, the home directory) becomes a hash that keeps the part's ending.
+func (r *redactor) path(p string) string {
+	parts := strings.Split(strings.ReplaceAll(p, `\`, "/"), "/")
+	for i, s := range parts {
+		if s == "" || pathWords[s] || (i > 0 && parts[i-1] == "agents") { // an agent id stays, as in session keys
+			continue
+		}
+		ext := ""
+		for _, e := range pathExts {
+			if strings.HasSuffix(s, e) && len(s) > len(e) {
+				ext = e
+				break
+			}
+		}
+		parts[i] = "#" + r.hash(s) + ext
+	}
+	return strings.Join(parts, "/")
+}

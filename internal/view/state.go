@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -153,6 +154,31 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 		}
 		ares.Findings = append(ares.Findings, dres.Findings...)
 	}
+	// what could not be read is named on the page and in the result (exit 3), never a clean
+	// index of nothing (issue 31: an unreadable sessions dir or sessions.json, a FIFO or a
+	// directory under a transcript's name gave an empty index and exit 0)
+	var unread []string
+	seen := map[string]bool{}
+	fail := func(path, why string) {
+		if seen[absPath(path)] {
+			return
+		}
+		seen[absPath(path)] = true
+		if red != nil {
+			why = "could not be read" // an error text names paths
+		}
+		shown := path
+		if rel, err := filepath.Rel(absPath(root), absPath(path)); err == nil && !strings.HasPrefix(rel, "..") {
+			shown = filepath.ToSlash(rel)
+		}
+		if red != nil {
+			shown = red.path(shown)
+		}
+		unread = append(unread, shown+": "+why)
+	}
+	for _, p := range ares.Unreadable {
+		fail(p, "could not be read (not a regular file, no permission or over a cap): nothing of it is shown")
+	}
 	byPath := map[string][]audit.Finding{}
 	for _, f := range ares.Findings {
 		byPath[f.Path] = append(byPath[f.Path], f)
@@ -216,9 +242,15 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 
 		st, err := store.Load(t.Store())
 		if err != nil {
+			if !errors.Is(err, store.ErrCorrupt) && !errors.Is(err, os.ErrNotExist) {
+				fail(t.Store(), err.Error())
+			}
 			st = store.New() // store.corrupt is reported by audit
 		}
-		listing, _ := store.List(t.SessionsDir)
+		listing, err := store.List(t.SessionsDir)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			fail(t.SessionsDir, err.Error())
+		}
 		sizes := map[string]store.File{}
 		for _, f := range listing.Files {
 			sizes[f.Name] = f
@@ -260,6 +292,9 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 					row.Kind, row.Size = string(f.Class.Kind), f.Size
 					j := job(name)
 					j.row = append(j.row, len(sd.Rows))
+				} else if ok {
+					row.Kind = "unreadable"
+					fail(tr.Path, "not a regular file")
 				} else {
 					row.Kind = "missing"
 				}
@@ -336,7 +371,8 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 		}()
 	}
 	wg.Wait()
-	res := &Result{Redacted: o.Redact}
+	res := &Result{Redacted: o.Redact, Failed: unread}
+	sd.Failed = append(sd.Failed, unread...)
 	for _, d := range results {
 		if d.err != nil {
 			if ctx.Err() != nil {
