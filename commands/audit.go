@@ -129,7 +129,7 @@ func runAudit(c *cli.Context) error {
 	}
 	res, err := audit.Run(c.Context, paths, opts, newCounter(c, "audit"))
 	if errors.Is(err, audit.ErrNoInput) && !errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
+		fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %s\n", report.Escape(err.Error()))
 		return status(exitPartial) // nothing could be read: skipped, never a clean pass
 	}
 	if err != nil && res == nil {

@@ -142,14 +142,14 @@ func runCleanup(c *cli.Context) error {
 			if len(targets) == 1 && !safefile.Unreadable(err) && !errors.Is(err, jsonl.ErrTooDeep) {
 				return err
 			}
-			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
+			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %s\n", report.Escape(err.Error()))
 			code = max(code, exitPartial)
 			continue
 		}
 		results = append(results, res)
 		switch {
 		case err != nil:
-			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %v\n", err)
+			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: error: %s\n", report.Escape(err.Error()))
 			code = max(code, exitIO)
 		case res.Partial():
 			code = max(code, exitPartial)

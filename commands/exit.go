@@ -16,6 +16,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/internal/safefile"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/report"
 )
 
 // Exit codes shared by every command (README "Exit codes").
@@ -61,32 +62,32 @@ func exitStatus(stderr io.Writer, err error) int {
 	case errors.As(err, &st):
 		return st.code
 	case errors.Is(err, memguard.ErrOverMemory):
-		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+		fmt.Fprintf(stderr, "clawdoctor: error: %s\n", report.Escape(err.Error()))
 		return exitIO
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "clawdoctor: interrupted")
 		return exitSignal
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "clawdoctor: error: %s\n", usage.msg)
+		fmt.Fprintf(stderr, "clawdoctor: error: %s\n", report.Escape(usage.msg))
 		if usage.hint != "" {
-			fmt.Fprintf(stderr, "clawdoctor: hint: %s\n", usage.hint)
+			fmt.Fprintf(stderr, "clawdoctor: hint: %s\n", report.Escape(usage.hint))
 		}
 		return exitUsage
 	case isFlagError(err): // before ExitCoder: urfave/cli reports an unknown command as exit 3
-		fmt.Fprintf(stderr, "clawdoctor: error: %v\nclawdoctor: hint: run 'clawdoctor --help' for the commands and flags\n", err)
+		fmt.Fprintf(stderr, "clawdoctor: error: %s\nclawdoctor: hint: run 'clawdoctor --help' for the commands and flags\n", report.Escape(err.Error()))
 		return exitUsage
 	case errors.As(err, &coder):
 		if msg := strings.TrimSpace(err.Error()); msg != "" {
-			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", msg)
+			fmt.Fprintf(stderr, "clawdoctor: error: %s\n", report.Escape(msg))
 		}
 		return coder.ExitCode()
 	case refused(err), safefile.Unreadable(err), errors.Is(err, jsonl.ErrTooDeep):
 		// stopped on purpose before writing, or an input that cannot be read: skipped, not
 		// an I/O failure (README "Exit codes")
-		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+		fmt.Fprintf(stderr, "clawdoctor: error: %s\n", report.Escape(err.Error()))
 		return exitPartial
 	}
-	fmt.Fprintf(stderr, "clawdoctor: error: %v\n", err)
+	fmt.Fprintf(stderr, "clawdoctor: error: %s\n", report.Escape(err.Error()))
 	return exitIO
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/internal/memguard"
 	"github.com/clawdoctor/clawdoctor/internal/safefile"
+	"github.com/clawdoctor/clawdoctor/report"
 )
 
 // interruptGrace is how long a run may take to stop cleanly after the first SIGINT or
@@ -50,7 +51,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan 
 	}
 	if overErr != nil {
 		safefile.Abort()
-		fmt.Fprintf(stderr, "clawdoctor: error: %v\n", overErr)
+		fmt.Fprintf(stderr, "clawdoctor: error: %s\n", report.Escape(overErr.Error()))
 		return exitIO
 	}
 	return abandon(stderr)
@@ -61,7 +62,7 @@ func abandon(stderr io.Writer) int {
 	changed := safefile.Abort()
 	fmt.Fprintln(stderr, "clawdoctor: interrupted")
 	for _, c := range changed {
-		fmt.Fprintf(stderr, "clawdoctor: already done before the interrupt: %s\n", c)
+		fmt.Fprintf(stderr, "clawdoctor: already done before the interrupt: %s\n", report.Escape(c))
 	}
 	return exitSignal
 }

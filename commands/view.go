@@ -102,7 +102,7 @@ func runView(c *cli.Context) error {
 	}
 	if c.Bool("open") {
 		if err := view.Open(res.Main()); err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: warning: could not open a browser: %v\n", err)
+			fmt.Fprintf(c.App.ErrWriter, "clawdoctor: warning: could not open a browser: %s\n", report.Escape(err.Error()))
 		}
 	}
 	if len(res.Failed) > 0 {

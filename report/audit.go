@@ -27,6 +27,9 @@ type AuditOptions struct {
 // Audit renders an audit result: compiler-style lines grouped by file (Text), JSON, Markdown
 // or SARIF 2.1.0.
 func Audit(w io.Writer, res *audit.Result, f Format, o AuditOptions) error {
+	if f == Text || f == Markdown {
+		res = escaped(res) // issue 31: data is printed escaped, one finding a line
+	}
 	bw := bufio.NewWriterSize(w, 64<<10) // one write call per buffer, not per finding line
 	err := writeAudit(bw, res, f, o)
 	if ferr := bw.Flush(); err == nil {

@@ -87,6 +87,9 @@ func toCleanupJSON(s CleanupStore) cleanupJSON {
 // one store, {allAgents, mode, dryRun, stores} for several), else OpenClaw's text layout,
 // with explain the reason of every entry and file decision.
 func Cleanup(w io.Writer, stores []CleanupStore, f Format, explain bool) error {
+	if f != JSON {
+		stores = escaped(stores)
+	}
 	if f == JSON {
 		bw := bufio.NewWriterSize(w, 256<<10)
 		if len(stores) == 1 {

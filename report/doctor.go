@@ -13,6 +13,9 @@ import (
 // Doctor renders a doctor result as text (tables) or JSON, through one buffer: a state dir's
 // thousands of problem lines were a write call each.
 func Doctor(w io.Writer, res *doctor.Result, f Format) error {
+	if f != JSON {
+		res = escaped(res)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	err := writeDoctor(bw, res, f)
 	if ferr := bw.Flush(); err == nil {

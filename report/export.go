@@ -10,6 +10,9 @@ import (
 // Export renders what clawdoctor export wrote: one row per file, then the skipped sessions
 // and a closing line.
 func Export(w io.Writer, res *export.Result, f Format) error {
+	if f != JSON {
+		res = escaped(res)
+	}
 	if f == JSON {
 		if res.Files == nil {
 			res.Files = []export.File{}

@@ -11,6 +11,9 @@ import (
 
 // Fixtures renders what fixtures generate wrote into dir.
 func Fixtures(w io.Writer, dir string, m fixtures.Manifest, f Format) error {
+	if f != JSON {
+		dir, m = Escape(dir), escaped(m)
+	}
 	if f == JSON {
 		return WriteJSON(w, m)
 	}

@@ -12,6 +12,9 @@ import (
 // Repair renders the result of clawdoctor repair: JSON for scripts, or one row per file and,
 // for every file with changes or notes, the list of lines and what was (or would be) done.
 func Repair(w io.Writer, res *repair.Result, f Format) error {
+	if f != JSON {
+		res = escaped(res)
+	}
 	if f == JSON {
 		if res.Files == nil {
 			res.Files = []repair.FileResult{}

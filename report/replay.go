@@ -15,6 +15,9 @@ const ReplayDetailLimit = 12
 // Replay renders a replay result as text (steps table, compact transcript, tokens and the
 // compaction decision) or JSON.
 func Replay(w io.Writer, res *replay.Result, f Format) error {
+	if f != JSON {
+		res = escaped(res)
+	}
 	if f == JSON {
 		return WriteJSON(w, res)
 	}

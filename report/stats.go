@@ -14,6 +14,9 @@ import (
 // Stats renders the state-dir inventory: one column per agent (and a total column when
 // there are several), one row per measure, then the notes that need attention.
 func Stats(w io.Writer, s store.Stats, f Format) error {
+	if f != JSON {
+		s = escaped(s)
+	}
 	if f == JSON {
 		if s.Agents == nil {
 			s.Agents = []store.AgentStats{}

@@ -13,6 +13,9 @@ import (
 // (lines, bytes, bad lines, lines per anomaly), then the first bad lines of each file as
 // path:line: reason, and a closing summary line.
 func Validate(w io.Writer, res jsonl.Result, f Format) error {
+	if f != JSON {
+		res = escaped(res)
+	}
 	if f == JSON {
 		return WriteJSON(w, res)
 	}

@@ -13,6 +13,9 @@ const ViewPageLimit = 20
 // View renders what clawdoctor view wrote: JSON for scripts, or one line per page (entries,
 // findings, size) and the page to open.
 func View(w io.Writer, res *view.Result, f Format) error {
+	if f != JSON {
+		res = escaped(res)
+	}
 	if f == JSON {
 		return WriteJSON(w, res)
 	}
