@@ -240,14 +240,37 @@ func TestRedactedStateDir(t *testing.T) {
 	if len(res.Pages) == 0 {
 		t.Fatal("no session pages")
 	}
+	// the pages name their sources redacted: a page is matched to its input by the session
+	// id in its title (a UUID: an id, which redaction keeps)
+	byID := map[string]string{}
+	inputs, _ := filepath.Glob(filepath.Join(state, "agents", "*", "sessions", "*.jsonl*"))
+	for _, in := range inputs {
+		f, err := jsonl.Open(in, nil)
+		if err != nil {
+			continue // a lock, a FIFO: not a page's source
+		}
+		var h struct{ ID string }
+		json.NewDecoder(f).Decode(&h)
+		f.Close()
+		byID[h.ID] = in
+	}
 	for _, p := range res.Pages {
-		src := filepath.Join(state, filepath.FromSlash(p.Source))
 		html, err := os.ReadFile(p.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var d struct{ Title string }
+		json.Unmarshal(decodePage(t, html).blocks["data"], &d)
+		src, ok := byID[d.Title]
+		if !ok {
+			t.Errorf("%s: no input has the session id %q", p.Source, d.Title)
+			continue
+		}
 		if l := leaked(inputTexts(t, src), pageTexts(t, html)); len(l) > 0 {
 			t.Errorf("%s: redacted page holds %q", p.Source, l[0])
+		}
+		if strings.Contains(p.Source, state) {
+			t.Errorf("%s: the page names its source's path", p.Source)
 		}
 	}
 }

@@ -288,6 +288,9 @@ func buildSession(ctx context.Context, in sessionInput, o Options, red *redactor
 	}
 	b.findings(idx, in.Path, fs)
 	b.replays(ctx, idx, in.Path, started, complete)
+	if red != nil {
+		red.sessionIDs(d)
+	}
 	d.Omitted = b.tx.omitted
 	if b.tx.omitted > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%d long text(s) are shown as previews only: the page's budget of %s of full texts was spent (raise --text-budget)", b.tx.omitted, fmt.Sprintf("%.1f MiB", float64(o.TextBudget)/(1<<20))))

@@ -192,6 +192,9 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 	kinds := map[string]bool{}
 	settings, cfgNote := cleanupSettings(o, targets)
 	if cfgNote != "" {
+		if red != nil { // the config's error names its path: the home directory
+			cfgNote = "config not read: cleanup column uses OpenClaw's defaults"
+		}
 		sd.Notes = append(sd.Notes, cfgNote)
 	}
 	var jobs []*sessionJob
@@ -342,7 +345,11 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	for k, j := range jobs {
-		rel := filepath.ToSlash(filepath.Join("sessions", safeName(j.agent), pageName(j.name)))
+		name := j.name
+		if red != nil {
+			name = red.path(name) // a page's name is the transcript's: redacted too
+		}
+		rel := filepath.ToSlash(filepath.Join("sessions", safeName(j.agent), pageName(name)))
 		if pages[rel] {
 			rel = strings.TrimSuffix(rel, ".html") + "-" + itoa(k) + ".html"
 		}
@@ -355,7 +362,7 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 			src := filepath.Join(j.dir, j.name)
 			display := src
 			if red != nil {
-				display = "agents/" + j.agent + "/sessions/" + j.name
+				display = "agents/" + j.agent + "/sessions/" + red.path(j.name)
 			}
 			if j.display != "" {
 				display = j.display
@@ -379,6 +386,9 @@ func writeState(ctx context.Context, path string, o Options) (*Result, error) {
 				return nil, ctx.Err()
 			}
 			msg := d.j.agent + "/" + d.j.name + ": " + d.err.Error()
+			if red != nil { // an error names paths and may quote the file
+				msg = d.j.agent + "/" + red.path(d.j.name) + ": no page could be made"
+			}
 			res.Failed = append(res.Failed, msg)
 			sd.Failed = append(sd.Failed, msg)
 			continue
@@ -440,16 +450,28 @@ func redactRows(red *redactor, rows []rowRec) {
 			keys[k] = red.sessionKey(k)
 		}
 	}
+	files := map[string]string{}
+	for i := range rows {
+		if f := rows[i].File; f != "" && rows[i].Kind != "outside" {
+			files[f] = red.path(f)
+		}
+	}
 	for i := range rows {
 		r := &rows[i]
 		for k, rk := range keys {
 			r.Why = strings.ReplaceAll(r.Why, k, rk)
 		}
+		for f, rf := range files {
+			r.Why = strings.ReplaceAll(r.Why, f, rf)
+		}
 		if r.Key != "" {
 			r.Key = keys[r.Key]
 		}
+		r.SID, r.Channel, r.Chat = red.id(r.SID), red.enum(r.Channel), red.enum(r.Chat)
 		if r.Kind == "outside" {
 			r.File = "(outside the sessions dir)"
+		} else if r.File != "" {
+			r.File = files[r.File]
 		}
 	}
 }

@@ -33,7 +33,7 @@ import (
 type Options struct {
 	Out    string // the page file for a transcript ("" : <name>.html in OutDir or ".")
 	OutDir string // where the pages go ("" : "." for a transcript, "clawdoctor-view" for a dir)
-	Redact bool   // replace every text by its length and a hash; ids and structure stay
+	Redact bool   // keep only structure (see redact.go): every other text, number, key and name replaced
 	// Replays are the targets of the "what OpenClaw would send" view; nil means the session's
 	// own model plus DefaultReplays, an empty slice none.
 	Replays []Target
