@@ -59,7 +59,7 @@ func TestRedactionPlantedSecrets(t *testing.T) {
 		map[string]any{"type": "message", "id": "judy@example.com", "parentId": "r2", "timestamp": "2026-05-01T10:00:05.000Z",
 			"message": map[string]any{"role": "assistant", "provider": "openclaw", "model": "delivery-mirror", "stopReason": "stop",
 				"openclawDeliveryMirror": map[string]any{"from": "erin@example.com", "to": "+15551230003"},
-				"content": []any{map[string]any{"type": "text", "text": "delivered"}}}},
+				"content":                []any{map[string]any{"type": "text", "text": "delivered"}}}},
 		map[string]any{"type": "custom", "customType": "notes", "id": "x1", "parentId": "judy@example.com", "timestamp": "2026-05-01T10:00:06.000Z",
 			"data": map[string]any{"SECRETKEYNAME": "SECRETCUSTOM", "n": 15551230005}},
 	}
