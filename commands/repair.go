@@ -55,6 +55,7 @@ EXIT STATUS
 			&cli.BoolFlag{Name: "follow-symlinks", Destination: &opts.FollowSymlinks, Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
 			&cli.BoolFlag{Name: "synthesize-header", Destination: &opts.SynthesizeHeader, Usage: "give a file whose first line is an entry a session header (id from the file name, timestamp of the first entry, version 3, empty cwd)"},
 			&cli.BoolFlag{Name: "relink", Destination: &opts.Relink, Usage: "re-parent entries whose parentId names no entry of the file onto the previous entry (null for the first)"},
+			&cli.BoolFlag{Name: "only-invalid-utf8", Destination: &opts.OnlyInvalidUTF8, Usage: "change nothing but bytes that are not UTF-8, replaced by U+FFFD as OpenClaw's runtime read them (its SQLite import stops at them)"},
 			&cli.BoolFlag{Name: "rebuild-store", Destination: &opts.RebuildStore, Usage: "add sessions.json entries for transcripts no entry references"},
 			&cli.DurationFlag{Name: "lock-wait", Value: defaultLockWait, Destination: &opts.LockWait, Usage: "how long to wait for a transcript whose .lock a live writer holds before skipping it"},
 			&cli.IntFlag{Name: "max-line", Value: jsonl.DefaultMaxLine, Destination: &opts.MaxLine, Usage: "longest line examined in bytes (default 64 MiB); a longer one is kept byte for byte, unexamined, never held in memory"},

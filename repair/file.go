@@ -229,7 +229,7 @@ func RepairFile(ctx context.Context, root, path string, opts Options, c progress
 		}
 	}
 	plain := isPlain(path)
-	if !opts.DryRun && !opts.SynthesizeHeader && plain {
+	if !opts.DryRun && !opts.SynthesizeHeader && !opts.OnlyInvalidUTF8 && plain {
 		out, handled := repairOverlapped(ctx, path, lst, opts, res)
 		c.Add(lst.Size())
 		if handled {

@@ -53,6 +53,8 @@ type Counts struct {
 	RemovedCorruptImageBlocks  int `json:"removedCorruptedImageBlocks"`
 	RelinkedParents            int `json:"relinkedParents"`
 	SynthesizedHeaders         int `json:"synthesizedHeaders"`
+	// ReplacedInvalidUTF8Lines counts lines whose invalid UTF-8 was replaced (OnlyInvalidUTF8).
+	ReplacedInvalidUTF8Lines int `json:"replacedInvalidUtf8Lines,omitempty"`
 }
 
 func (c *Counts) add(o Counts) {
@@ -64,6 +66,7 @@ func (c *Counts) add(o Counts) {
 	c.RemovedCorruptImageBlocks += o.RemovedCorruptImageBlocks
 	c.RelinkedParents += o.RelinkedParents
 	c.SynthesizedHeaders += o.SynthesizedHeaders
+	c.ReplacedInvalidUTF8Lines += o.ReplacedInvalidUTF8Lines
 }
 
 // Change is one decision of a plan, with the line it is about and why.
@@ -128,6 +131,10 @@ type Options struct {
 	// LockStale is the staleness threshold of transcript locks (session.writeLock.staleMs or
 	// its environment variable); 0 means OpenClaw's 30 minutes.
 	LockStale time.Duration
+	// OnlyInvalidUTF8 plans nothing but the replacement of bytes that are not UTF-8 by U+FFFD
+	// (see planInvalidUTF8): what doctor runs before OpenClaw's SQLite import, which stops at
+	// such bytes.
+	OnlyInvalidUTF8 bool
 	// LockWait is how long a transcript whose write lock a live writer holds is waited for
 	// before it is skipped with the holder named; 0: not waited for. An honest writer (a
 	// gateway appending a turn) holds it for milliseconds; OpenClaw itself waits up to 60 s.
@@ -151,6 +158,9 @@ type facts struct {
 // a synthesized header, as the session id source. Memory is bounded by the line cap plus a few
 // bytes per entry (ids are kept as 64-bit hashes to find dangling parents and missing results).
 func PlanStream(ctx context.Context, open func() (io.ReadCloser, error), name string, opts Options) (*Plan, error) {
+	if opts.OnlyInvalidUTF8 {
+		return planInvalidUTF8(ctx, open, name, opts)
+	}
 	p, _, err := planStream(ctx, open, name, opts, nil)
 	return p, err
 }

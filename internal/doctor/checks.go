@@ -35,6 +35,7 @@ var checks = []check{
 	{run: checkMissing, apart: true},
 	{run: checkAudit, first: true},
 	{run: checkRepairPlan, apart: true}, // before checkOrphans: a damaged orphan is repaired, then archived
+	{run: checkImport, apart: true},     // after checkRepairPlan: its fix runs after the repair's
 	{run: checkOrphans, apart: true},
 	{run: checkCleanupPlan, apart: true, early: true},
 }

@@ -62,6 +62,9 @@ type agentState struct {
 	// repairCandidates are the transcripts the audit found damage in that repair changes;
 	// checkRepairPlan plans only these.
 	repairCandidates map[string]bool
+	// importCandidates are the live transcripts with audit findings of importRules, which
+	// checkImport reads as OpenClaw's SQLite import would.
+	importCandidates map[string]bool
 	entriesCache     []rowView
 	dirty            bool // store edited in memory by fixes; written once at the end
 	dirtyProblems    []*Problem

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/fixtures"
+	"github.com/clawdoctor/clawdoctor/internal/migration"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/repair"
 )
@@ -174,6 +176,59 @@ func TestOrphanCheckFoldsCaseWhereTheFileSystemDoes(t *testing.T) {
 		}
 		if orphan == fold {
 			t.Errorf("fold=%v: abc.jsonl reported as an orphan: %v", fold, orphan)
+		}
+	}
+}
+
+// issue 29, scope 2, offline: on generated state dirs with the line-level damage a crash or a
+// disk leaves, doctor reports migration.import-truncates for the transcripts the SQLite import
+// would cut short, and after doctor --fix --yes no transcript is cut short any more, as
+// migration.Predict (equal to the real import on its recorded oracle) reads them. The live
+// check, through the real 2026.9.6 import and export, is internal/conformance's
+// TestLiveDoctorFixBeforeImport.
+func TestFixLeavesNothingForTheImportToCut(t *testing.T) {
+	faults := []string{"torn", "garbage", "nul", "utf8", "bom", "crlf", "glued", "dup-header"}
+	for _, seed := range []uint64{21, 22, 23} {
+		root := filepath.Join(t.TempDir(), "state")
+		if _, err := fixtures.Generate(context.Background(), root, fixtures.Options{Agents: 1, Sessions: 10, Seed: seed, Faults: faults}); err != nil {
+			t.Fatal(err)
+		}
+		truncating := func() []string {
+			var out []string
+			names, _ := filepath.Glob(filepath.Join(root, "agents", "main", "sessions", "*.jsonl"))
+			for _, p := range names {
+				pr, err := migration.PredictFile(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pr.Truncates() {
+					out = append(out, filepath.Base(p))
+				}
+			}
+			return out
+		}
+		before := truncating()
+		if len(before) == 0 {
+			t.Fatalf("seed %d: nothing the import would cut short: the faults do not exercise it", seed)
+		}
+		res := run(t, root, false, false)
+		reported := 0
+		for _, p := range res.Problems {
+			if p.Check == "migration.import-truncates" {
+				reported++
+			}
+		}
+		if reported != len(before) {
+			t.Errorf("seed %d: %d migration.import-truncates for %d transcripts the import would cut (%v)", seed, reported, len(before), before)
+		}
+		res = run(t, root, true, true)
+		for _, p := range res.Problems {
+			if p.Check == "migration.import-truncates" && p.Status != StatusFixed {
+				t.Errorf("seed %d: %s is %s: %s", seed, filepath.Base(p.Path), p.Status, p.Error)
+			}
+		}
+		if after := truncating(); len(after) > 0 {
+			t.Errorf("seed %d: after doctor --fix --yes the import would still cut %v", seed, after)
 		}
 	}
 }

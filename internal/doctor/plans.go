@@ -44,11 +44,15 @@ func checkAudit(ctx context.Context, st *state) ([]Problem, error) {
 		}
 		// the repair plan reads again only the transcripts the audit found something repair
 		// changes in (TestRepairCandidatesMatchFullPlan keeps that set complete)
-		a.repairCandidates = map[string]bool{}
+		a.repairCandidates, a.importCandidates = map[string]bool{}, map[string]bool{}
 		for _, f := range res.Findings {
 			// only files `clawdoctor repair DIR` repairs: not repair backups and other leftovers
 			if repairRules[f.Rule] && repair.IsTranscriptName(filepath.Base(f.Path)) {
 				a.repairCandidates[f.Path] = true
+			}
+			// the live transcripts the import reads, with lines it may stop at or rewrite
+			if importRules[f.Rule] && store.Classify(filepath.Base(f.Path)).Kind.IsPrimary() {
+				a.importCandidates[f.Path] = true
 			}
 		}
 		type agg struct {
