@@ -337,3 +337,34 @@ func ptr(n sql.NullInt64) *int64 {
 	v := n.Int64
 	return &v
 }
+
+// IdentityMismatch is a transcript_event_identities row that disagrees with the event at its
+// seq: another id, or another parent.
+type IdentityMismatch struct {
+	Seq                     int64
+	EventID, ID             string // the identity's event_id, the event's id
+	ParentID, EventParentID string
+}
+
+// IdentityMismatches compares session's identity rows with its JSON events (zstd events are not
+// looked into), at most limit of them. A database without the table has none.
+func (db *DB) IdentityMismatches(ctx context.Context, session string, limit int) ([]IdentityMismatch, error) {
+	if db.columns["transcript_event_identities"] == nil || !db.columns["transcript_event_identities"]["parent_id"] {
+		return nil, nil
+	}
+	q := `SELECT i.seq, i.event_id, coalesce(json_extract(e.event_json, '$.id'), ''), coalesce(i.parent_id, ''), coalesce(json_extract(e.event_json, '$.parentId'), '')
+		FROM transcript_event_identities i JOIN transcript_events e ON e.session_id = i.session_id AND e.seq = i.seq
+		WHERE i.session_id = ? AND e.event_json IS NOT NULL AND json_valid(e.event_json)
+		AND (i.event_id IS NOT coalesce(json_extract(e.event_json, '$.id'), '') OR coalesce(i.parent_id, '') IS NOT coalesce(json_extract(e.event_json, '$.parentId'), ''))
+		ORDER BY i.seq LIMIT ?`
+	var out []IdentityMismatch
+	err := db.query(ctx, q, func(rows *sql.Rows) error {
+		var m IdentityMismatch
+		if err := rows.Scan(&m.Seq, &m.EventID, &m.ID, &m.ParentID, &m.EventParentID); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	}, session, limit)
+	return out, err
+}

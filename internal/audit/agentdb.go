@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,10 +13,6 @@ import (
 	"github.com/clawdoctor/clawdoctor/internal/progress"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 )
-
-// sqliteNote is added to findings about a session of an agent database whose hint names a
-// clawdoctor command that writes: those commands refuse a SQLite-era agent.
-const sqliteNote = " (This session lives in the agent database, which clawdoctor never writes: run that on a `clawdoctor export` copy, or let OpenClaw fix it: openclaw doctor --session-sqlite recover.)"
 
 // auditDB audits the sessions of a SQLite-era agent database with the same per-transcript
 // scan as a JSONL file (each session streamed by seq, header included, named
@@ -78,11 +75,15 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 						return sessionResult{err: err}
 					}
 					defer tr.Close()
-					sc := newScan(ctx, agentdb.Ref(dbPath, sessions[i].ID), opts)
+					ref := agentdb.Ref(dbPath, sessions[i].ID)
+					sc := newScan(ctx, ref, opts)
 					if len(deliveries) > 0 {
 						sc.deliveries = deliveries
 					}
 					fs, n, err := sc.run(progress.Reader(tr, c))
+					if err == nil {
+						fs = append(fs, rowFindings(ctx, db, ref, sessions[i].ID, tr.FirstGap, len(fs) > 0)...)
+					}
 					return sessionResult{findings: fs, entries: n, err: err, read: err == nil}
 				}()
 			}
@@ -135,13 +136,38 @@ func pickSession(sessions []agentdb.Session, nodes []agentdb.Node, want string) 
 	return nil
 }
 
-// dbFinding adds the SQLite-era note to a finding whose hint names a writing command.
+// dbFinding names a finding about a session of an agent database as the database holds it: a
+// row of transcript_events by its seq (the transcript's line N is seq N-1), not a line of a
+// file, and gives a hint that works for a database: clawdoctor never writes one, so a hint
+// that names a writing command is replaced by what does (issue 29: the hint said "Run:
+// clawdoctor repair <db>#<session>", a command that is refused for a database).
 func dbFinding(f Finding) Finding {
+	if f.Line > 0 {
+		seq := f.Line - 1
+		f.Message = lineRE.ReplaceAllStringFunc(f.Message, func(m string) string {
+			var n int64
+			fmt.Sscanf(m[len("line "):], "%d", &n)
+			return fmt.Sprintf("seq %d", n-1)
+		})
+		ev := make(map[string]any, len(f.Evidence)+1)
+		for k, v := range f.Evidence {
+			ev[k] = v
+		}
+		ev["seq"] = seq
+		f.Evidence, f.Line = ev, 0
+	}
 	if strings.Contains(f.Hint, "clawdoctor repair") || strings.Contains(f.Hint, "clawdoctor doctor --fix") {
-		f.Hint += sqliteNote
+		f.Hint = sqliteHint
 	}
 	return f
 }
+
+// lineRE finds the line numbers a finding's message names.
+var lineRE = regexp.MustCompile(`\bline \d+\b`)
+
+// sqliteHint is the hint of a finding about a database session that, about a file, would name
+// a writing clawdoctor command.
+const sqliteHint = "This session lives in the agent database, which clawdoctor never writes: see it as JSONL with `clawdoctor export --out DIR` (a copy you may repair), or let OpenClaw repair the rows: openclaw doctor --session-sqlite recover"
 
 // checkNodes applies the store rules that still mean something to session_nodes: rows a
 // gateway cannot use, sessions without events, oversized blobs and CLI bindings.
@@ -180,4 +206,32 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 		}
 		checkBindings(dbPath, n.Key, func() int64 { return 0 }, n.SessionID, &e, add, bindings)
 	}
+}
+
+// rowFindings are the checks of a session's rows as rows: a gap in its seqs (gap >= 0: the
+// first seq that did not follow its predecessor), and, when its events already gave findings
+// (an edited row is where identities drift; the query reads every JSON event of the session),
+// identity rows that disagree with their events.
+func rowFindings(ctx context.Context, db *agentdb.DB, ref, session string, gap int64, suspect bool) []Finding {
+	var out []Finding
+	if gap >= 0 {
+		out = append(out, newFinding("sqlite.seq-gap", ref, 0, "", fmt.Sprintf("transcript_events of session %s jump to seq %d: the rows before it are missing, so it no longer reads as the file it was imported from", session, gap), "",
+			map[string]any{"seq": gap}))
+	}
+	if !suspect {
+		return out
+	}
+	ms, err := db.IdentityMismatches(ctx, session, 10)
+	if err != nil {
+		return out // the events were read: a failing side query is not a finding
+	}
+	for _, m := range ms {
+		what := fmt.Sprintf("id %q where the event has %q", m.EventID, m.ID)
+		if m.EventID == m.ID {
+			what = fmt.Sprintf("parent %q where the event has %q", m.ParentID, m.EventParentID)
+		}
+		out = append(out, newFinding("sqlite.identity-mismatch", ref, 0, m.ID, fmt.Sprintf("the identity row of seq %d names %s: OpenClaw's lookups by id find the wrong entry", m.Seq, what), "",
+			map[string]any{"seq": m.Seq, "identityId": m.EventID, "eventId": m.ID, "identityParent": m.ParentID, "eventParent": m.EventParentID}))
+	}
+	return out
 }

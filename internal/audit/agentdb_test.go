@@ -3,16 +3,19 @@ package audit_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	_ "modernc.org/sqlite"
 
 	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/internal/agentdb"
@@ -25,9 +28,25 @@ func comparable(fs []audit.Finding, name string) []string {
 	var out []string
 	for _, f := range fs {
 		msg := strings.ReplaceAll(f.Message, name, "FILE")
-		msg, _, _ = strings.Cut(msg, " (This session lives in the agent database")
+		line := f.Line
+		if seq, ok := f.Evidence["seq"].(int64); ok && strings.Contains(name, "#") {
+			// a database session's finding names its row, seq N-1, where the file's names line N
+			line = seq + 1
+			msg = regexp.MustCompile(`\bseq (\d+)\b`).ReplaceAllStringFunc(msg, func(m string) string {
+				var n int64
+				fmt.Sscanf(m[len("seq "):], "%d", &n)
+				return fmt.Sprintf("line %d", n+1)
+			})
+			ev := map[string]any{}
+			for k, v := range f.Evidence {
+				if k != "seq" {
+					ev[k] = v
+				}
+			}
+			f.Evidence = ev
+		}
 		ev, _ := json.Marshal(f.Evidence)
-		out = append(out, fmt.Sprintf("%s %s line=%d entry=%s %s %s", f.Rule, f.Severity, f.Line, f.EntryID, ev, msg))
+		out = append(out, fmt.Sprintf("%s %s line=%d entry=%s %s %s", f.Rule, f.Severity, line, f.EntryID, ev, msg))
 	}
 	sort.Strings(out)
 	return out
@@ -150,5 +169,71 @@ func TestAuditDatabaseEqualsJSONL(t *testing.T) {
 				t.Errorf("only %d findings compared: the fixtures' injected faults were not seen", findings)
 			}
 		})
+	}
+}
+
+// issue 29, scope 4: a database's bad rows are named as rows: a malformed event_json by its
+// session and seq (not "line 4"), with a hint that works for a database (never `clawdoctor
+// repair <db>`); rows deleted from a session (a seq gap) and identity rows that disagree with
+// their events are findings of their own.
+func TestDatabaseRowsNamedAsRows(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "s")
+	if err := fixtures.WriteRealState(fixtures.SQLite96, state); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(state, "agents", "main", "agent", agentdb.FileName)
+	c, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b string
+	rows, err := c.Query(`SELECT session_id FROM transcript_events WHERE seq = 6 AND event_json IS NOT NULL GROUP BY session_id ORDER BY session_id LIMIT 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		ids = append(ids, s)
+	}
+	rows.Close()
+	if len(ids) < 2 {
+		t.Fatalf("the fixture has %d sessions of 7 JSON events", len(ids))
+	}
+	a, b = ids[0], ids[1]
+	for _, q := range []string{
+		`PRAGMA ignore_check_constraints = ON`,
+		`UPDATE transcript_events SET event_json = '{"type":"message","id":"x' WHERE session_id = '` + a + `' AND seq = 3`,
+		`UPDATE transcript_event_identities SET parent_id = 'not-the-parent' WHERE session_id = '` + a + `' AND seq = 5`,
+		`PRAGMA foreign_keys = OFF`,
+		`DELETE FROM transcript_event_identities WHERE session_id = '` + b + `' AND seq = 4`,
+		`DELETE FROM transcript_events WHERE session_id = '` + b + `' AND seq = 4`,
+	} {
+		if _, err := c.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	c.Close()
+	res := auditPaths(t, dbPath)
+	found := map[string]audit.Finding{}
+	for _, f := range res.Findings {
+		if strings.Contains(f.Hint, "clawdoctor repair") {
+			t.Errorf("%s %s: the hint names a command refused for a database: %s", f.Rule, f.Path, f.Hint)
+		}
+		found[f.Rule+" "+f.Path] = f
+	}
+	mal, ok := found["jsonl.malformed-line "+agentdb.Ref(dbPath, a)]
+	if !ok {
+		t.Fatalf("the malformed row is not reported: %v", res.Findings)
+	}
+	if mal.Line != 0 || mal.Evidence["seq"] != int64(3) || !strings.Contains(mal.Message, "seq 3") || strings.Contains(mal.Message, "line 4") {
+		t.Errorf("the malformed row is not named by its seq: line %d, evidence %v, %q", mal.Line, mal.Evidence, mal.Message)
+	}
+	if gap, ok := found["sqlite.seq-gap "+agentdb.Ref(dbPath, b)]; !ok || gap.Evidence["seq"] != int64(5) {
+		t.Errorf("the deleted row is not reported as a gap at seq 5: %+v", gap)
+	}
+	if id, ok := found["sqlite.identity-mismatch "+agentdb.Ref(dbPath, a)]; !ok || id.Evidence["seq"] != int64(5) {
+		t.Errorf("the identity row with another parent is not reported at seq 5: %+v", id)
 	}
 }

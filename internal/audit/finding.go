@@ -131,6 +131,8 @@ var Rules = []Rule{
 	{"store.orphan-transcript", Warning, "a live transcript in the sessions dir that no sessions.json row references", "clawdoctor doctor --fix --yes archives it (--rebuild-store re-attaches it)"},
 	{"store.outside-path", Error, "a row's sessionFile points outside the sessions dir", "correct the row's sessionFile by hand"},
 	{"store.oversized-entry", Warning, "a sessions.json row carries a huge skillsSnapshot or systemPromptReport blob", "clawdoctor doctor --fix --yes strips the blob (OpenClaw regenerates it)"},
+	{"sqlite.seq-gap", Error, "a session's transcript_events skip a seq (rows deleted): the session no longer reads as the file it was imported from", "see it with clawdoctor export; openclaw doctor --session-sqlite recover rebuilds the session from its archived original"},
+	{"sqlite.identity-mismatch", Error, "a transcript_event_identities row names another id or parent than the event at its seq: OpenClaw's lookups by id find the wrong entry", "openclaw doctor --session-sqlite recover rebuilds the identities; clawdoctor export shows the events as stored"},
 	{"store.sqlite-era", Warning, "the agent uses the SQLite session store; these JSONL files may be stale and must not be written", "use openclaw doctor --session-sqlite inspect; clawdoctor never writes this agent"},
 	{"lock.stale", Warning, "a transcript lock file whose owner is gone or too old; it can be removed", "clawdoctor doctor --fix moves the lock to the backup dir"},
 	{"lock.live", Info, "a transcript lock held by a live process: a gateway is running, do not write", "wait for the gateway to stop before repairing or cleaning"},

@@ -11,8 +11,8 @@ import (
 	"strconv"
 )
 
-// Release is an OpenClaw calendar version such as 2026.6.11 (year.month.day), with an optional
-// pre-release suffix ("2026.7.2-beta.1").
+// Release is an OpenClaw calendar version such as 2026.6.11 (year.month.patch: the last part
+// is not a day, 2026.7.35 exists), with an optional pre-release suffix ("2026.7.2-beta.1").
 type Release struct {
 	Year, Month, Day int
 	Pre              string // "-beta.1" style suffix, "" for a stable release
@@ -52,7 +52,7 @@ func Parse(s string) (Release, error) {
 	y, _ := strconv.Atoi(m[1])
 	mo, _ := strconv.Atoi(m[2])
 	d, _ := strconv.Atoi(m[3])
-	if mo < 1 || mo > 12 || d < 1 || d > 31 {
+	if mo < 1 || mo > 12 || d < 1 { // the third part is a patch number: 2026.7.35 exists
 		return Release{}, fmt.Errorf("%q is not an OpenClaw release (like %s)", s, DefaultVersion)
 	}
 	return Release{Year: y, Month: mo, Day: d, Pre: m[4]}, nil
