@@ -12,7 +12,7 @@ const (
 	Release20260313 Release = "2026.3.13"
 	Release20260424 Release = "2026.4.24"
 	Release20260611 Release = "2026.6.11"
-	// DefaultRelease is the newest JSONL-era release.
+	// DefaultRelease is the newest verified JSONL-era release (openclaw.DefaultVersion).
 	DefaultRelease = Release20260611
 )
 

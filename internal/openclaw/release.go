@@ -19,8 +19,16 @@ type Release struct {
 }
 
 // DefaultVersion is the release clawdoctor follows when nothing else says: 2026.6.11, the newest
-// release of the JSONL era (2026.8.1 moved sessions into SQLite).
+// JSONL-era release whose behaviour the conformance harness finds equal (2026.8.1 moved
+// sessions into SQLite).
 const DefaultVersion = "2026.6.11"
+
+// NewestJSONL is the last release of the JSONL era (2026.7.33–.35 shipped in September 2026).
+// It is not the default: measured with the harness (scripts/conformance.sh ... --release
+// 2026.7.35, 2026-12-04) its repair differs from ours on 13 of 2,736 inputs (corrupt image
+// blocks of unknown MIME type or bad length), its replay on 152 of 1,428 and its compaction on
+// 2 of 408 (docs/conformance.md). TestDefaultIsNewestVerified keeps the texts honest.
+const NewestJSONL = "2026.7.35"
 
 // Default is DefaultVersion parsed.
 var Default = MustParse(DefaultVersion)

@@ -3,6 +3,7 @@ package openclaw_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clawdoctor/clawdoctor/internal/openclaw"
@@ -91,5 +92,21 @@ func TestSelect(t *testing.T) {
 	}
 	if s, _ = openclaw.Select("", dir, env); s.Source != "default" {
 		t.Fatalf("unusable version must fall back: %+v", s)
+	}
+}
+
+// The texts that name the default release must stay true: it is the newest verified JSONL-era
+// release, not a SQLite-era one, and no newer than the era's last release.
+func TestDefaultIsNewestVerified(t *testing.T) {
+	last := openclaw.Verified[len(openclaw.Verified)-1]
+	if openclaw.Default.Compare(last) != 0 || openclaw.Default.SQLiteEra() {
+		t.Errorf("the default %s is not the newest verified JSONL-era release %s", openclaw.Default, last)
+	}
+	newest := openclaw.MustParse(openclaw.NewestJSONL)
+	if newest.SQLiteEra() || openclaw.Default.Compare(newest) > 0 {
+		t.Errorf("NewestJSONL %s is not the last JSONL-era release, or older than the default", newest)
+	}
+	if d := (openclaw.Selection{Release: openclaw.Default, Source: "default"}).Describe(); !strings.Contains(d, "verified") || !strings.Contains(d, openclaw.NewestJSONL) {
+		t.Errorf("Describe says %q: it must say the default is the newest verified, and name %s", d, openclaw.NewestJSONL)
 	}
 }

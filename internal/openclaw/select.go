@@ -19,7 +19,7 @@ func (s Selection) Describe() string {
 	out := s.Release.String()
 	switch s.Source {
 	case "default":
-		out += " (default: the newest JSONL-era release)"
+		out += " (default: the newest JSONL-era release clawdoctor is verified against; " + NewestJSONL + ", the era's last, is not yet)"
 	case "--openclaw-version":
 		out += " (--openclaw-version)"
 	default:
