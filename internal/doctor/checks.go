@@ -19,6 +19,7 @@ import (
 	"github.com/clawdoctor/clawdoctor/internal/session"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/jsonl"
+	"github.com/clawdoctor/clawdoctor/repair"
 )
 
 // checks report their problems in this order (runChecks runs the audit first); each returns
@@ -162,10 +163,28 @@ func checkStore(_ context.Context, st *state) ([]Problem, error) {
 			continue
 		}
 		if a.storeErr != nil {
-			out = append(out, Problem{Check: "store.corrupt", Severity: "error", Agent: a.id, Path: a.storePath,
+			p := Problem{Check: "store.corrupt", Severity: "error", Agent: a.id, Path: a.storePath,
 				Message:  fmt.Sprintf("sessions.json does not parse (%v): OpenClaw reads it as empty and forgets every session on its next write", a.storeErr),
-				Gate:     GateNone,
-				Evidence: map[string]any{"run": "clawdoctor repair --rebuild-store " + quote(a.dir)}})
+				Fix:      "salvage it entry by entry and re-attach the transcripts no salvaged entry references, as clawdoctor repair --rebuild-store does (backup kept)",
+				Gate:     GateYes,
+				Evidence: map[string]any{"run": "clawdoctor repair --rebuild-store " + quote(a.dir)}}
+			// issue 30: doctor --fix --yes finishes what repair --rebuild-store would do
+			dir, agent, path := a.dir, a.id, a.storePath
+			p.apply = func(b *Backups) (string, error) {
+				dst, err := b.target(path)
+				if err != nil {
+					return "", err
+				}
+				done := repair.RepairStore(context.Background(), dir, agent, repair.Options{Now: st.opts.Now, RebuildStore: true, BackupDir: filepath.Dir(dst),
+					Force: st.opts.Force, FollowSymlinks: st.opts.FollowSymlinks, Release: st.opts.Release, Temps: st.temps})
+				switch done.Status {
+				case repair.StatusRepaired, repair.StatusClean:
+					return done.BackupPath, nil
+				}
+				return done.BackupPath, fmt.Errorf("%s: %s", done.Status, done.Reason)
+			}
+			guard(st, a, &p)
+			out = append(out, p)
 		}
 	}
 	return out, nil

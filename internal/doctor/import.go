@@ -48,6 +48,12 @@ func checkImport(ctx context.Context, st *state) ([]Problem, error) {
 				out = append(out, unreadable(a, path, err.Error()))
 				continue
 			}
+			if p.Unexamined != "" {
+				out = append(out, Problem{Check: "migration.import-unknown", Severity: "info", Agent: a.id, Path: path, Gate: GateNone,
+					Message:  "what OpenClaw's SQLite import keeps of this transcript could not be told past one line: " + p.Unexamined + " (the import reads lines up to about 512 MiB)",
+					Evidence: map[string]any{"prediction": p}})
+				continue
+			}
 			if !p.Truncates() {
 				if rw := p.Rewrites(); rw != "" {
 					out = append(out, Problem{Check: "migration.import-rewrites", Severity: "info", Agent: a.id, Path: path, Gate: GateNone,

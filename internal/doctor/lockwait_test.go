@@ -232,3 +232,40 @@ func TestFixLeavesNothingForTheImportToCut(t *testing.T) {
 		}
 	}
 }
+
+// issue 30, scope 4: after doctor --fix --yes on generated state dirs with every fault (several
+// seeds), `clawdoctor repair --dry-run` has nothing left: a corrupt sessions.json is salvaged as
+// repair --rebuild-store does, a transcript without a header gets one as repair
+// --synthesize-header does; what remains is only what no command fixes. On main the corrupt
+// store of seed 11 and the headerless transcript stayed for repair.
+func TestFixYesLeavesNothingForRepair(t *testing.T) {
+	for _, seed := range []uint64{11, 12, 13} {
+		root := filepath.Join(t.TempDir(), "state")
+		faults, _ := fixtures.ParseFaults("all")
+		if _, err := fixtures.Generate(context.Background(), root, fixtures.Options{Agents: 2, Sessions: 40, Seed: seed, Faults: faults}); err != nil {
+			t.Fatal(err)
+		}
+		before, err := repair.Run(context.Background(), repair.Target{StateDir: root, AllAgents: true}, repair.Options{DryRun: true, Now: now}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if before.Summary.Repaired == 0 {
+			t.Fatalf("seed %d: repair finds nothing before doctor: the faults do not exercise it", seed)
+		}
+		res := run(t, root, true, true)
+		for _, p := range res.Problems {
+			if p.Status == StatusFailed || p.Status == StatusRefused {
+				t.Errorf("seed %d: %s %s is %s: %s", seed, p.Check, p.Path, p.Status, p.Error)
+			}
+		}
+		after, err := repair.Run(context.Background(), repair.Target{StateDir: root, AllAgents: true}, repair.Options{DryRun: true, Now: now}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range after.Files {
+			if f.Status == repair.StatusRepaired || f.Status == repair.StatusSkipped {
+				t.Errorf("seed %d: after doctor --fix --yes, repair still %s %s: %s", seed, f.Status, f.Path, f.Reason)
+			}
+		}
+	}
+}

@@ -106,6 +106,7 @@ var repairRules = map[string]bool{
 	"jsonl.crlf": true, "jsonl.missing-final-newline": true, "message.null-role": true,
 	"message.empty-error-assistant": true, "message.blank-user": true, "tool.unpaired-call": true,
 	"tree.dangling-parent": true, // --relink: behind --yes like every history change
+	"header.missing":       true, // --synthesize-header: behind --yes
 	"image.corrupt":        true,
 }
 
@@ -126,8 +127,18 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			r := repair.RepairFile(ctx, a.dir, path, repair.Options{DryRun: true, Relink: true, Now: st.opts.Now, Release: st.opts.Release,
-				Force: st.opts.Force, LockWait: st.opts.LockWait, LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs)}, nil)
+			dry := repair.Options{DryRun: true, Relink: true, Now: st.opts.Now, Release: st.opts.Release,
+				Force: st.opts.Force, LockWait: st.opts.LockWait, LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs)}
+			r := repair.RepairFile(ctx, a.dir, path, dry, nil)
+			synth := false
+			if r.Status == repair.StatusSkipped && strings.HasPrefix(r.Reason, "missing session header") {
+				// repair --synthesize-header gives it a header (id from the file name): a history
+				// change, behind --yes like the others (issue 30: only what no command fixes stays)
+				dry.SynthesizeHeader = true
+				if r2 := repair.RepairFile(ctx, a.dir, path, dry, nil); r2.Status == repair.StatusRepaired {
+					r, synth = r2, true
+				}
+			}
 			if r.Status == repair.StatusSkipped {
 				// the audit found damage here: a plan that could not be made is said, never
 				// dropped (issue 31: a brief live lock left the file unrepaired and unnamed)
@@ -163,7 +174,7 @@ func checkRepairPlan(ctx context.Context, st *state) ([]Problem, error) {
 				if err != nil {
 					return "", err
 				}
-				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, BackupDir: filepath.Dir(dst), Force: st.opts.Force, Release: st.opts.Release,
+				done := repair.RepairFile(ctx, dir, file, repair.Options{Now: st.opts.Now, Relink: true, SynthesizeHeader: synth, BackupDir: filepath.Dir(dst), Force: st.opts.Force, Release: st.opts.Release,
 					LockStale: store.LockStaleAfter(st.opts.Getenv, st.staleMs), LockWait: st.opts.LockWait, Temps: st.temps}, nil)
 				switch {
 				case done.Status == repair.StatusRepaired:

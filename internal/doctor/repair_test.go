@@ -28,7 +28,7 @@ func demoCopy(t *testing.T) string {
 // reference for doctor's plan, which reads again only the files the audit flagged).
 func fullPlan(t *testing.T, root string) []string {
 	t.Helper()
-	res, err := repair.Run(context.Background(), repair.Target{StateDir: root, AllAgents: true}, repair.Options{DryRun: true, Relink: true, Now: now}, nil)
+	res, err := repair.Run(context.Background(), repair.Target{StateDir: root, AllAgents: true}, repair.Options{DryRun: true, Relink: true, SynthesizeHeader: true, Now: now}, nil) // doctor plans header synthesis too
 	if err != nil {
 		t.Fatal(err)
 	}

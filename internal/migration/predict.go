@@ -53,8 +53,9 @@ type Prediction struct {
 	Unexamined string `json:"unexamined,omitempty"`
 }
 
-// Truncates reports whether the import leaves out entries the file holds.
-func (p Prediction) Truncates() bool { return p.Stop > 0 && p.Lost > 0 }
+// Truncates reports whether the import leaves out entries the file holds (a line too long to
+// examine is not known to stop it: Unexamined says so instead).
+func (p Prediction) Truncates() bool { return p.Stop > 0 && p.Lost > 0 && p.Unexamined == "" }
 
 // Rewrites says what the import changes in the lines it keeps, "" when nothing.
 func (p Prediction) Rewrites() string {
