@@ -40,7 +40,7 @@ func TestOutputIsTerminalSafe(t *testing.T) {
 	}
 	transcript := strings.Join(lines, "\n") + "\n"
 	os.WriteFile(filepath.Join(sessions, sid+".jsonl"), []byte(transcript), 0o644)
-	os.WriteFile(filepath.Join(sessions, name), []byte(transcript), 0o644)       // an orphan with a hostile name
+	os.WriteFile(filepath.Join(sessions, name), []byte(transcript), 0o644)      // an orphan with a hostile name
 	os.WriteFile(filepath.Join(sessions, name+".lock"), []byte(hostile), 0o644) // a lock with a hostile payload
 	store := `{` + q("agent:main:telegram:direct:"+hostile) + `:{"sessionId":` + q(sid) + `,"updatedAt":1767225600000,"sessionFile":` + q(name) + `,"label":` + q(hostile) + `},` +
 		q("agent:main:main") + `:{"sessionId":` + q(sid) + `,"updatedAt":1767225600000,"model":` + q(hostile) + `}}`
