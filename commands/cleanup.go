@@ -42,6 +42,7 @@ EXAMPLE
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "only print the plan (the default without --enforce)"},
 			&cli.BoolFlag{Name: "enforce", Usage: "apply the plan, in mode enforce whatever session.maintenance.mode says"},
 			&cli.StringFlag{Name: "backup-dir", Usage: "keep a copy of every deleted file (and of the old sessions.json) here", TakesFile: true},
+			&cli.BoolFlag{Name: "keep-orphans", Usage: "archive the orphan transcripts a disk budget would delete (as OpenClaw deletes them), even if the budget is then not met"},
 			&cli.BoolFlag{Name: "explain", Usage: "say why each entry and file is kept or removed"},
 			&cli.StringFlag{Name: "store", Usage: "sessions.json to clean (attributed to the default agent)", TakesFile: true},
 			&cli.StringFlag{Name: "config", Usage: "openclaw.json (default $OPENCLAW_CONFIG_PATH, else <state-dir>/openclaw.json)", TakesFile: true},
@@ -120,7 +121,7 @@ func runCleanup(c *cli.Context) error {
 		SQLite: retention.ResolveSQLite(sqliteMaintenance(cfg.Session.Maintenance, c)),
 		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: !apply, Enforce: c.Bool("enforce"),
 			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
-			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain")}}
+			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain"), KeepOrphans: c.Bool("keep-orphans")}}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
 		// a plan's live data is ~1.6 KB an entry (160 MB for 100,000 entries and 200,000
 		// files); without a limit the default pace lets the heap reach ~450 MiB (issue 14's

@@ -265,6 +265,7 @@ func cleanupText(w io.Writer, s CleanupStore, explain bool) error {
 	if b := sum.DiskBudget; b != nil {
 		fmt.Fprintf(w, "Would enforce disk budget: %d -> %d bytes (files %d, entries %d)\n", b.TotalBytesBefore, b.TotalBytesAfter, b.RemovedFiles, b.RemovedEntries)
 	}
+	writeDisk(w, p)
 	writeFindings(w, p)
 	if !explain {
 		writeDeletes(w, p)
@@ -323,8 +324,32 @@ func writeDeletes(w io.Writer, p *retention.Plan) {
 	}
 }
 
+// writeDisk says what stays on disk (issue 30): the bytes freed, the bytes archived (renamed,
+// still there) and the total after, beside the budget, and by how much the budget is missed.
+func writeDisk(w io.Writer, p *retention.Plan) {
+	sum := p.Summary
+	var freed int64
+	for _, f := range p.Files {
+		if f.Action == retention.FileDelete {
+			freed += f.Bytes
+		}
+	}
+	line := fmt.Sprintf("Disk: %d bytes freed, %d bytes archived (renamed, still on disk)", freed, p.ArchivedBytes)
+	if b := sum.DiskBudget; b != nil {
+		line += fmt.Sprintf(", %d bytes after; maxDiskBytes %d, highWaterBytes %d", b.TotalBytesAfter, b.MaxBytes, b.HighWaterBytes)
+	}
+	fmt.Fprintln(w, line)
+	if p.BudgetUnmetBy > 0 {
+		fmt.Fprintf(w, "Disk budget NOT met: %d bytes over maxDiskBytes after the plan (archived orphans and kept rows' transcripts stay; without --keep-orphans the orphans go as OpenClaw deletes them)\n", p.BudgetUnmetBy)
+	}
+}
+
 func writeExplain(w io.Writer, s CleanupStore) error {
 	p := s.Plan
+	if s.Applied != nil { // a dry run said it in its summary
+		fmt.Fprintln(w)
+		writeDisk(w, p)
+	}
 	verb := map[string]string{retention.FileDelete: "would delete", retention.FileArchive: "would archive"}
 	if s.Applied != nil {
 		verb = map[string]string{retention.FileDelete: "deleted", retention.FileArchive: "archived"}

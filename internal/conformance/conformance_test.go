@@ -99,9 +99,15 @@ func runOurs(r run) (retention.Summary, *retention.Plan, error) {
 	p := retention.Make(&l.Input, retention.Options{Settings: st, Now: Now, DryRun: true,
 		FixMissing: r.fixMissing, ActiveKey: r.activeKey})
 	if p.OpenClaw != nil {
-		// clawdoctor keeps what OpenClaw would lose (kept rows' transcripts, orphans): the
-		// comparison is with OpenClaw's own plan, which Make keeps beside ours.
-		return *p.OpenClaw, p, nil
+		// clawdoctor keeps what OpenClaw would lose (kept rows' transcripts, orphans the sweep
+		// archives): the comparison is with OpenClaw's own plan, which Make keeps beside ours,
+		// but for the disk budget (issue 30): ours must end where OpenClaw's does, unless a
+		// kept row's transcript is protected.
+		s := *p.OpenClaw
+		if len(p.Relocated) == 0 {
+			s.DiskBudget = p.Summary.DiskBudget
+		}
+		return s, p, nil
 	}
 	return p.Summary, p, nil
 }

@@ -95,6 +95,10 @@ type Options struct {
 	ModelRuns  bool // also prune gateway model-run probes (older builds; off in 2026.6.x)
 	CronRuns   bool // also apply cron.sessionRetention to isolated cron run rows
 	Explain    bool // also list every kept file with its reason (Plan.Kept)
+	// KeepOrphans archives the orphan transcripts the disk budget would delete (as the
+	// artifact sweep's are), so the budget may not be met: Plan.BudgetUnmetBy says by how much.
+	// By default they are deleted, as OpenClaw deletes them, where the budget needs their bytes.
+	KeepOrphans bool
 }
 
 // Action labels, in OpenClaw's precedence order.
@@ -199,6 +203,11 @@ type Plan struct {
 	// OpenClaw is OpenClaw's own summary when clawdoctor does less than it (see keepSafe):
 	// files of kept rows it would delete, orphans it would delete rather than archive.
 	OpenClaw *Summary
+	// ArchivedBytes are the bytes of the files the plan archives (renamed, still on disk).
+	ArchivedBytes int64
+	// BudgetUnmetBy is how many bytes the store stays over its maxDiskBytes after the plan,
+	// 0 when it has no budget or meets it (only with KeepOrphans, or a kept row's transcript).
+	BudgetUnmetBy int64
 }
 
 // RemovedKeys returns the keys whose action is not keep.

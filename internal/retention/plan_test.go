@@ -288,17 +288,34 @@ func TestPlan(t *testing.T) {
 			m:       config.Maintenance{MaxDiskBytes: "8000", HighWaterBytes: "5000"},
 			opt:     retention.Options{DryRun: true},
 			entries: map[string]string{},
-			// issue 10, scope 2: the orphan is archived, not deleted, so it frees nothing;
-			// OpenClaw's own summary (Plan.OpenClaw) deletes it.
-			files: map[string]string{"a.jsonl.reset.2026-01-01T00-00-00.000Z": "delete", "orphan.jsonl": "archive"},
+			// issue 30: the budget needs the orphan's bytes: it is deleted as OpenClaw deletes it
+			// (issue 10 archived it, and the store stayed over the budget the user set)
+			files: map[string]string{"a.jsonl.reset.2026-01-01T00-00-00.000Z": "delete", "orphan.jsonl": "delete"},
 			check: func(t *testing.T, p *retention.Plan) {
 				b := p.Summary.DiskBudget
 				// files 1000+1000+3000+2000+3000+500 - store 1000 + projected 2+100+2
-				if b == nil || b.TotalBytesBefore != 9604 || b.TotalBytesAfter != 6604 || b.RemovedFiles != 2 || b.FreedBytes != 3000 || !b.OverBudget {
+				if b == nil || b.TotalBytesBefore != 9604 || b.TotalBytesAfter != 4604 || b.RemovedFiles != 2 || b.FreedBytes != 5000 || !b.OverBudget {
 					t.Errorf("budget %+v", b)
 				}
-				if o := p.OpenClaw; o == nil || o.DiskBudget.TotalBytesAfter != 4604 || o.DiskBudget.FreedBytes != 5000 {
-					t.Errorf("OpenClaw's summary %+v", o)
+				if p.OpenClaw != nil || p.BudgetUnmetBy != 0 {
+					t.Errorf("the plan differs from OpenClaw's (%+v) or misses the budget by %d", p.OpenClaw, p.BudgetUnmetBy)
+				}
+			},
+		},
+		{
+			name:    "budget with --keep-orphans archives the orphan and says the budget is not met",
+			in:      input([]retention.Entry{ent("agent:main:main", "m", 1)}, file("m.jsonl", 1000, 1), file("orphan.jsonl", 7000, 5)),
+			m:       config.Maintenance{MaxDiskBytes: "5000", HighWaterBytes: "3000"},
+			opt:     retention.Options{DryRun: true, KeepOrphans: true},
+			entries: map[string]string{},
+			files:   map[string]string{"orphan.jsonl": "archive"},
+			check: func(t *testing.T, p *retention.Plan) {
+				b := p.Summary.DiskBudget
+				if b == nil || b.TotalBytesAfter <= 5000 || p.BudgetUnmetBy != b.TotalBytesAfter-5000 || p.ArchivedBytes != 7000 {
+					t.Errorf("budget %+v, unmet by %d, archived %d", b, p.BudgetUnmetBy, p.ArchivedBytes)
+				}
+				if o := p.OpenClaw; o == nil || o.DiskBudget.TotalBytesAfter > 5000 {
+					t.Errorf("OpenClaw's own summary %+v: it deletes the orphan and meets the budget", o)
 				}
 			},
 		},

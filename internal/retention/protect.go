@@ -88,15 +88,31 @@ func (s *state) keepSafe(p *Plan) {
 			changed = true
 			continue
 		}
-		if f.Action == FileDelete && (f.Step == "sweep" || f.Step == stepBudgetOrphan) && IsPrimaryTranscript(f.Path) && !strings.Contains(f.Path, "/") {
+		orphan := f.Action == FileDelete && IsPrimaryTranscript(f.Path) && !strings.Contains(f.Path, "/")
+		switch {
+		case orphan && f.Step == "sweep":
+			// the sweep frees no budget: the orphan is archived, its bytes stay on disk
 			s.unsummarize(sum, p, f, false)
 			f.Action, f.To = FileArchive, f.Path+".deleted."+stamp
-			f.Reason += "; archived as .deleted.<ts>, not deleted (OpenClaw deletes orphan transcripts; clawdoctor never does)"
+			f.Reason += "; archived as .deleted.<ts>, not deleted (OpenClaw deletes orphan transcripts; clawdoctor archives them where no disk budget needs their bytes)"
 			changed = true
+		case orphan && f.Step == stepBudgetOrphan && s.opt.KeepOrphans:
+			s.unsummarize(sum, p, f, false)
+			f.Action, f.To = FileArchive, f.Path+".deleted."+stamp
+			f.Reason += "; archived as .deleted.<ts> (--keep-orphans): its bytes stay on disk, so the budget may not be met"
+			changed = true
+		case orphan && f.Step == stepBudgetOrphan:
+			f.Reason += "; deleted as OpenClaw deletes it: the disk budget needs its bytes (--keep-orphans archives it instead; --backup-dir keeps a copy)"
+		}
+		if f.Action == FileArchive {
+			p.ArchivedBytes += f.Bytes
 		}
 		out = append(out, f)
 	}
 	p.Files = out
+	if b := sum.DiskBudget; b != nil && b.MaxBytes > 0 && b.TotalBytesAfter > b.MaxBytes && (b.OverBudget || b.TotalBytesBefore > b.MaxBytes) {
+		p.BudgetUnmetBy = b.TotalBytesAfter - b.MaxBytes
+	}
 	for _, e := range outside {
 		name := filepath.Base(strings.ReplaceAll(e.SessionFile, `\`, "/"))
 		if !exists[name] {
