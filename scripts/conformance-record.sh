@@ -7,7 +7,7 @@
 # replay and compaction record under internal/conformance/replaycheck/testdata/<release>/ (their golden
 # sets hold the corpus too, as digests, text-free shapes and entry ids only: docs/conformance.md).
 # Default engines: every internal/conformance/cmd/<engine> with an internal/conformance/<engine>check package, and
-# replay and compaction.
+# replay and compaction. `cleanup` (named) records internal/conformance/testdata/cleanup/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 releases=${CONFORMANCE_RELEASES:-"2026.3.13 2026.4.24 2026.6.11"}
@@ -21,6 +21,13 @@ if [ ${#engines[@]} -eq 0 ]; then
 fi
 rc=0
 for e in "${engines[@]}"; do
+	if [ "$e" = cleanup ]; then
+		# cleanup: OpenClaw 2026.6.11's summaries of the generated scenarios
+		# (internal/conformance/testdata/cleanup/), compared offline by TestCleanupRecordedOracle
+		CONFORMANCE_RECORD=cleanup go test -tags conformance -count=1 -run TestRecordCleanupOracle \
+			-timeout 30m ./internal/conformance/ || rc=1
+		continue
+	fi
 	for r in $releases; do
 		go run "./internal/conformance/cmd/$e" --golden --release "$r" --all=false || rc=1
 	done

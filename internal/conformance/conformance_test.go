@@ -19,7 +19,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clawdoctor/clawdoctor/internal/config"
 	"github.com/clawdoctor/clawdoctor/internal/retention"
 )
 
@@ -42,25 +41,6 @@ func reference(t *testing.T) string {
 	return abs
 }
 
-type run struct {
-	name       string
-	store      string
-	configPath string
-	fixMissing bool
-	activeKey  string
-}
-
-func (r run) args() []string {
-	a := []string{"sessions", "cleanup", "--dry-run", "--json", "--store", r.store}
-	if r.fixMissing {
-		a = append(a, "--fix-missing")
-	}
-	if r.activeKey != "" {
-		a = append(a, "--active-key", r.activeKey)
-	}
-	return a
-}
-
 func runReference(ref string, r run) (retention.Summary, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -81,45 +61,6 @@ func runReference(ref string, r run) (retention.Summary, []byte, error) {
 		return s, out.Bytes(), fmt.Errorf("reference output: %v", err)
 	}
 	return s, raw, nil
-}
-
-func runOurs(r run) (retention.Summary, *retention.Plan, error) {
-	cfg, err := config.Load(r.configPath)
-	if err != nil {
-		return retention.Summary{}, nil, err
-	}
-	st, err := retention.Resolve(cfg.Session.Maintenance, cfg.Cron, retention.Overrides{})
-	if err != nil {
-		return retention.Summary{}, nil, err
-	}
-	l, err := retention.Gather(context.Background(), r.store, "main")
-	if err != nil {
-		return retention.Summary{}, nil, err
-	}
-	p := retention.Make(&l.Input, retention.Options{Settings: st, Now: Now, DryRun: true,
-		FixMissing: r.fixMissing, ActiveKey: r.activeKey})
-	if p.OpenClaw != nil {
-		// clawdoctor keeps what OpenClaw would lose (kept rows' transcripts, orphans the sweep
-		// archives): the comparison is with OpenClaw's own plan, which Make keeps beside ours,
-		// but for the disk budget (issue 30): ours must end where OpenClaw's does, unless a
-		// kept row's transcript is protected.
-		s := *p.OpenClaw
-		if len(p.Relocated) == 0 {
-			s.DiskBudget = p.Summary.DiskBudget
-		}
-		return s, p, nil
-	}
-	return p.Summary, p, nil
-}
-
-func writeConfig(t *testing.T, dir string, cfg map[string]any) string {
-	t.Helper()
-	p := filepath.Join(dir, "openclaw.json")
-	data, _ := json.MarshalIndent(cfg, "", "  ")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // copyTree copies src into dst (regular files only, symlinks skipped) and sets distinct,
@@ -266,4 +207,38 @@ func TestConformance(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestRecordCleanupOracle records the real OpenClaw's summary of every generated scenario
+// into cleanupGolden (CONFORMANCE_RECORD=cleanup; scripts/conformance-record.sh cleanup), each
+// run in a state dir of cleanupRootLen bytes so that the offline test sees the same sizes.
+func TestRecordCleanupOracle(t *testing.T) {
+	if os.Getenv("CONFORMANCE_RECORD") != "cleanup" {
+		t.Skip("CONFORMANCE_RECORD=cleanup records the cleanup oracle")
+	}
+	ref := reference(t)
+	var out bytes.Buffer
+	for _, sc := range Scenarios(60) {
+		r := generatedRun(t, fixedRoot(t), sc)
+		want, _, err := runReference(ref, r)
+		if err != nil {
+			t.Fatalf("%s: reference: %v", sc.Name, err)
+		}
+		got, _, err := runOurs(r)
+		if err != nil {
+			t.Fatalf("%s: ours: %v", sc.Name, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: recorded, but ours differs (-openclaw +clawdoctor)\n%s", sc.Name, diff)
+		}
+		line, _ := json.Marshal(cleanupRecord{Name: sc.Name, Summary: want})
+		out.Write(append(line, '\n'))
+	}
+	if err := os.MkdirAll(filepath.Dir(cleanupGolden), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cleanupGolden, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %d runs in %s", len(Scenarios(60)), cleanupGolden)
 }

@@ -303,6 +303,35 @@ func TestPlan(t *testing.T) {
 			},
 		},
 		{
+			// conformance gen47-warn-budget: a topic row names <id>-topic-3.jsonl and shares its
+			// sessionId with a stale row; <id>.jsonl is the stale row's history, not the topic
+			// row's, so the budget deletes it as OpenClaw does (it was kept as "named by a kept
+			// row", and the plan ended 1,460 bytes above OpenClaw's).
+			name: "a topic row does not keep the plain transcript of its sessionId from the budget",
+			in: input([]retention.Entry{
+				ent("agent:main:main", "m", 1), ent("agent:main:direct:old", "s", 40),
+				func() retention.Entry {
+					e := ent("agent:main:telegram:group:-1:topic:3", "s", 2)
+					e.SessionFile, e.Transcript = "s-topic-3.jsonl", "s-topic-3.jsonl"
+					return e
+				}(),
+			}, file("m.jsonl", 1000, 1), file("s.jsonl", 5000, 30), file("s-topic-3.jsonl", 1000, 2)),
+			m:       config.Maintenance{Mode: "warn", MaxDiskBytes: "5000", HighWaterBytes: "4000"},
+			opt:     retention.Options{DryRun: true},
+			entries: map[string]string{"agent:main:direct:old": retention.ActPruneStale},
+			files:   map[string]string{"s.jsonl": "delete"},
+			check: func(t *testing.T, p *retention.Plan) {
+				if p.OpenClaw != nil {
+					t.Errorf("the plan differs from OpenClaw's: %+v against ours %+v", p.OpenClaw.DiskBudget, p.Summary.DiskBudget)
+				}
+				for _, k := range p.Kept {
+					if k.Path == "s.jsonl" {
+						t.Errorf("s.jsonl kept: %s", k.Reason)
+					}
+				}
+			},
+		},
+		{
 			name:    "budget with --keep-orphans archives the orphan and says the budget is not met",
 			in:      input([]retention.Entry{ent("agent:main:main", "m", 1)}, file("m.jsonl", 1000, 1), file("orphan.jsonl", 7000, 5)),
 			m:       config.Maintenance{MaxDiskBytes: "5000", HighWaterBytes: "3000"},

@@ -35,16 +35,23 @@ func (s *state) keepSafe(p *Plan) {
 		if e == nil {
 			continue
 		}
-		if id, ok := ValidSessionID(e.SessionID); ok {
-			keep[id+".jsonl"] = e.Key
-		}
+		named := false // the row names its transcript by its sessionFile
 		if sf := strings.TrimSpace(e.SessionFile); sf != "" {
 			name := filepath.Base(strings.ReplaceAll(sf, `\`, "/"))
 			if IsPrimaryTranscript(name) {
 				keep[name] = e.Key
+				named = true
 			}
 			if e.Outside != "" {
 				outside = append(outside, e)
+			}
+		}
+		// <sessionId>.jsonl is the row's history only when no sessionFile names another file:
+		// a topic row (<id>-topic-<n>.jsonl) shares its sessionId with the plain transcript
+		// of other rows, which the budget may need (conformance gen47-warn-budget).
+		if id, ok := ValidSessionID(e.SessionID); ok && !named {
+			if _, taken := keep[id+".jsonl"]; !taken {
+				keep[id+".jsonl"] = e.Key
 			}
 		}
 	}
