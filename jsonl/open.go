@@ -155,6 +155,16 @@ func (p *pathReader) Read(b []byte) (int, error) {
 }
 
 // Close closes the decoder and the file.
+// ReaderAt reads a plain file's bytes at any offset (a caller that met a long line reads it
+// once, at its size, instead of gathering it chunk by chunk); nil for a compressed file or a
+// stream.
+func (f *File) ReaderAt() io.ReaderAt {
+	if f.Compression != Plain || f.raw == nil {
+		return nil
+	}
+	return f.raw
+}
+
 func (f *File) Close() error {
 	f.dec.Close()
 	if f.raw == nil {

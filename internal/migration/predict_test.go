@@ -102,3 +102,28 @@ func TestPredict(t *testing.T) {
 		}
 	}
 }
+
+// A line read again at its offset once it is long (a plain file) is predicted as a line
+// gathered chunk by chunk: every input of the import differential, with every line past
+// 0, 7 and 70,000 bytes read that way, gives the same prediction.
+func TestPredictLongLinesReadAgain(t *testing.T) {
+	inputs, err := conformance.ImportInputs(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range inputs {
+		want, err := migration.Predict(context.Background(), bytes.NewReader(in.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spill := range []int64{0, 7, 70_000} {
+			got, err := migration.PredictAt(context.Background(), bytes.NewReader(in.Data), bytes.NewReader(in.Data), spill)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s, spilled past %d bytes: %+v, want %+v", in.Name, spill, got, want)
+			}
+		}
+	}
+}
