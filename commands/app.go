@@ -58,6 +58,7 @@ before or after the command name, but always before file arguments.` + exitStatu
 			doctorCommand(),
 			validateCommand(),
 			exportCommand(),
+			recoverCommand(),
 			fixturesCommand(),
 			completionCommand(),
 			versionCommand(),

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/internal/migration"
+	"github.com/clawdoctor/clawdoctor/internal/recovery"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
@@ -52,7 +53,15 @@ func checkSQLite(ctx context.Context, st *state) ([]Problem, error) {
 				rep.Runs, len(rep.Verdicts), rep.Count(migration.Identical), rep.Count(migration.Prefix), rep.Count(migration.Divergent), rep.Count(migration.NotInDB))
 		}
 		out = append(out, p)
-		out = append(out, verdictProblems(st, a, rep)...)
+		assessed, err := recovery.Assess(ctx, rep)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			out = append(out, Problem{Check: "migration.unreadable", Severity: "error", Agent: a.id, Path: rep.DB, Gate: GateNone, failed: err.Error(),
+				Message: "the originals could not be compared entry by entry with the database: " + err.Error()})
+		}
+		out = append(out, verdictProblems(st, a, rep, assessed)...)
 	}
 	return out, nil
 }
@@ -66,8 +75,13 @@ func appVersion(e store.Era) string {
 
 // verdictProblems turns the migration check into problems: what to keep, what is safe to
 // retire, and what changed since import. None has an automatic fix.
-func verdictProblems(st *state, a *agentState, rep *migration.Report) []Problem {
+func verdictProblems(st *state, a *agentState, rep *migration.Report, assessed []recovery.Session) []Problem {
 	var out []Problem
+	byFile := map[string]recovery.Session{}
+	for _, s := range assessed {
+		byFile[s.Original] = s
+	}
+	recoverCmd := "clawdoctor recover --state-dir " + quote(st.opts.StateDir) + " --agent " + a.id + " --out DIR   # then follow its steps"
 	rel := func(p string) string {
 		if r, err := filepath.Rel(st.opts.StateDir, p); err == nil {
 			return r
@@ -77,6 +91,23 @@ func verdictProblems(st *state, a *agentState, rep *migration.Report) []Problem 
 	var retire []string
 	for _, v := range rep.Verdicts {
 		ev := map[string]any{"state": v.State, "session": v.Session, "fileLines": v.FileLines, "dbEvents": v.DBEvents, "where": v.Where}
+		as, ok := byFile[v.File]
+		switch {
+		case ok && as.State == recovery.Lost:
+			ev["firstLostLine"], ev["importKept"], ev["run"] = as.FirstLost, as.ImportKept, recoverCmd
+			out = append(out, Problem{Check: "migration.import-lost", Severity: "error", Agent: a.id, Path: v.File, Gate: GateNone, Evidence: ev,
+				Message: fmt.Sprintf("%s holds history the database of session %s lacks: %s. Keep it; clawdoctor recover writes the session back whole for OpenClaw's doctor --session-sqlite recover to import",
+					rel(v.File), v.Session, as.Reason)})
+			continue
+		case ok && as.State == recovery.Complete && v.State == migration.Divergent:
+			ev["firstDiffSeq"] = v.FirstDiff
+			out = append(out, Problem{Check: "migration.divergent", Severity: "info", Agent: a.id, Path: v.File, Gate: GateNone, Evidence: ev,
+				Message: fmt.Sprintf("%s differs from session %s in the database byte for byte (%s), but %s: nothing was lost. Keep it as the original of the import",
+					rel(v.File), v.Session, v.Detail, as.Reason)})
+			continue
+		case ok && as.State == recovery.Incomplete:
+			ev["recover"] = as.Reason
+		}
 		switch v.State {
 		case migration.Divergent:
 			ev["firstDiffSeq"] = v.FirstDiff
@@ -97,6 +128,10 @@ func verdictProblems(st *state, a *agentState, rep *migration.Report) []Problem 
 			Evidence: map[string]any{"files": retire},
 			Message: fmt.Sprintf("%d JSONL transcript(s) left in sessions/ are already in the database (identical or a prefix of it): %s; safe to retire (openclaw doctor --session-sqlite import archives them)",
 				len(retire), strings.Join(firstN(retire, 5), ", "))})
+	}
+	for _, u := range rep.Unreadable {
+		out = append(out, Problem{Check: "migration.unreadable", Severity: "error", Agent: a.id, Path: a.dir, Gate: GateNone, failed: u,
+			Message: "an original could not be compared with the database: " + u})
 	}
 	for _, c := range rep.Changed {
 		msg := fmt.Sprintf("%s changed since the migration run recorded it (sha256 %s…, now %s…, %s)", rel(c.File), c.Recorded[:12], short(c.Now), rel(c.Run))

@@ -68,12 +68,13 @@ type Result struct {
 	Snapshot string    `json:"snapshot"` // "copy" (the database had WAL frames) or "in place"
 }
 
-// item is one planned output file.
-type item struct {
-	name   string
-	source string
-	key    string
-	write  func(w io.Writer) (events int64, err error)
+// Item is one planned output file: its name in the output dir, where it comes from, and how
+// to write it (the events written, for a transcript).
+type Item struct {
+	Name   string
+	Source string
+	Key    string
+	Write  func(w io.Writer) (events int64, err error)
 }
 
 // Run exports the agent. It plans every output name first and writes nothing when one of them
@@ -88,7 +89,7 @@ func Run(ctx context.Context, opts Options, c progress.Counter) (*Result, error)
 		}
 		return nil, fmt.Errorf("%s: %w", opts.SessionsDir, ErrNotSQLite)
 	}
-	if err := checkOut(opts); err != nil {
+	if err := CheckOut(opts.Out, opts.StateDir, opts.SessionsDir); err != nil {
 		return nil, err
 	}
 	db, err := agentdb.OpenSessions(ctx, era.DB)
@@ -101,7 +102,17 @@ func Run(ctx context.Context, opts Options, c progress.Counter) (*Result, error)
 	}
 	items, st, err := plan(ctx, db, opts, res)
 	if err == nil {
-		err = writeAll(ctx, opts.Out, items, st, res, c)
+		items = append(items, Item{Name: store.StoreFile, Write: func(w io.Writer) (int64, error) {
+			data, err := st.Marshal()
+			if err == nil {
+				_, err = w.Write(data)
+			}
+			return 0, err
+		}})
+		var files []File
+		if files, err = WriteAll(ctx, opts.Out, items, c); err == nil {
+			res.Files = files[:len(files)-1] // sessions.json is res.Store
+		}
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
@@ -109,18 +120,21 @@ func Run(ctx context.Context, opts Options, c progress.Counter) (*Result, error)
 	return res, err
 }
 
-func checkOut(opts Options) error {
-	if opts.Out == "" {
+// CheckOut refuses an output dir inside the agents/ of stateDir or of the state dir holding
+// sessionsDir, where a JSONL file beside a SQLite-era database would make the agent
+// half-migrated.
+func CheckOut(outDir, stateDir, sessionsDir string) error {
+	if outDir == "" {
 		return fmt.Errorf("no output dir")
 	}
-	out, err := filepath.Abs(opts.Out)
+	out, err := filepath.Abs(outDir)
 	if err != nil {
 		return err
 	}
 	if real, err := filepath.EvalSymlinks(out); err == nil {
 		out = real
 	}
-	for _, root := range []string{opts.StateDir, filepath.Dir(filepath.Dir(opts.SessionsDir))} {
+	for _, root := range []string{stateDir, filepath.Dir(filepath.Dir(sessionsDir))} {
 		if root == "" {
 			continue
 		}
@@ -132,14 +146,14 @@ func checkOut(opts Options) error {
 			agents = real
 		}
 		if rel, err := filepath.Rel(agents, out); err == nil && (rel == "." || !strings.HasPrefix(rel, "..")) {
-			return fmt.Errorf("%s: %w (%s); choose a dir outside it", opts.Out, ErrInsideState, agents)
+			return fmt.Errorf("%s: %w (%s); choose a dir outside it", outDir, ErrInsideState, agents)
 		}
 	}
 	return nil
 }
 
 // plan lists every file to write and builds sessions.json from the nodes.
-func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]item, *store.Store, error) {
+func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]Item, *store.Store, error) {
 	sessions, err := db.Sessions(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -172,7 +186,7 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]ite
 		}
 	}
 	res.Entries = st.Len()
-	var items []item
+	var items []Item
 	for _, s := range sessions {
 		if len(want) > 0 && !want[s.ID] {
 			continue
@@ -182,7 +196,7 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]ite
 			continue
 		}
 		id := s.ID
-		items = append(items, item{name: id + ".jsonl", source: agentdb.Ref(db.Path, id), key: s.Key, write: func(w io.Writer) (int64, error) {
+		items = append(items, Item{Name: id + ".jsonl", Source: agentdb.Ref(db.Path, id), Key: s.Key, Write: func(w io.Writer) (int64, error) {
 			tr, err := db.Transcript(ctx, id)
 			if err != nil {
 				return 0, err
@@ -213,7 +227,7 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]ite
 			continue
 		}
 		a := a
-		items = append(items, item{name: a.Name, source: a.Name, key: a.Key, write: func(w io.Writer) (int64, error) {
+		items = append(items, Item{Name: a.Name, Source: a.Name, Key: a.Key, Write: func(w io.Writer) (int64, error) {
 			blob, content, err := db.ArchiveContent(ctx, a)
 			if err != nil {
 				return 0, err
@@ -238,7 +252,7 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]ite
 			continue
 		}
 		src := filepath.Join(opts.SessionsDir, f.Name)
-		items = append(items, item{name: f.Name, source: src, write: func(w io.Writer) (int64, error) {
+		items = append(items, Item{Name: f.Name, Source: src, Write: func(w io.Writer) (int64, error) {
 			in, err := os.Open(src)
 			if err != nil {
 				return 0, err
@@ -251,32 +265,33 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]ite
 	return items, st, nil
 }
 
-// writeAll refuses when an output exists, then writes every file into a staging dir inside
+// WriteAll refuses when an output exists, then writes every item into a staging dir inside
 // out and moves them in only when all of them were written: a database that fails half-way
 // (a damaged event) leaves nothing behind. Each move is a hard link, which never replaces a
-// file that appeared meanwhile.
-func writeAll(ctx context.Context, out string, items []item, st *store.Store, res *Result, c progress.Counter) (err error) {
+// file that appeared meanwhile. It returns the files written, in the order of items.
+func WriteAll(ctx context.Context, out string, items []Item, c progress.Counter) (files []File, err error) {
+	c = progress.OrNoop(c)
 	var exist []string
 	seen := map[string]bool{}
-	for _, it := range append(items, item{name: store.StoreFile}) {
-		if seen[it.name] {
-			return fmt.Errorf("two outputs named %s", it.name)
+	for _, it := range items {
+		if seen[it.Name] {
+			return nil, fmt.Errorf("two outputs named %s", it.Name)
 		}
-		seen[it.name] = true
-		if _, err := os.Lstat(filepath.Join(out, it.name)); err == nil {
-			exist = append(exist, it.name)
+		seen[it.Name] = true
+		if _, err := os.Lstat(filepath.Join(out, it.Name)); err == nil {
+			exist = append(exist, it.Name)
 		}
 	}
 	if len(exist) > 0 {
-		return fmt.Errorf("%s: %w: %s", out, ErrExists, strings.Join(exist[:min(len(exist), 5)], ", "))
+		return nil, fmt.Errorf("%s: %w: %s", out, ErrExists, strings.Join(exist[:min(len(exist), 5)], ", "))
 	}
 	_, statErr := os.Stat(out)
 	if err := os.MkdirAll(out, 0o700); err != nil {
-		return err
+		return nil, err
 	}
 	stage, err := os.MkdirTemp(out, ".clawdoctor-export-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		os.RemoveAll(stage)
@@ -284,33 +299,35 @@ func writeAll(ctx context.Context, out string, items []item, st *store.Store, re
 			os.Remove(out) // created here: remove it again (only if empty)
 		}
 	}()
-	var files []File
 	for _, it := range items {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
-		f := File{Path: filepath.Join(out, it.name), Source: it.source, Key: it.key}
-		err := safefile.Create(filepath.Join(stage, it.name), 0o600, func(w io.Writer) error {
+		f := File{Path: filepath.Join(out, it.Name), Source: it.Source, Key: it.Key}
+		if dir := filepath.Dir(it.Name); dir != "." {
+			if err := os.MkdirAll(filepath.Join(stage, dir), 0o700); err != nil {
+				return nil, err
+			}
+		}
+		err := safefile.Create(filepath.Join(stage, it.Name), 0o600, func(w io.Writer) error {
 			cw := &countWriter{w: w, c: c}
-			n, err := it.write(cw)
+			n, err := it.Write(cw)
 			f.Events, f.Bytes = n, cw.n
 			return err
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, f)
 	}
-	data, err := st.Marshal()
-	if err != nil {
-		return err
-	}
-	if err := safefile.Create(filepath.Join(stage, store.StoreFile), 0o600, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		return err
-	}
 	var moved []string
-	for _, name := range append(namesOf(items), store.StoreFile) {
+	for _, name := range namesOf(items) {
 		src, dst := filepath.Join(stage, name), filepath.Join(out, name)
+		if dir := filepath.Dir(name); dir != "." {
+			if err := os.MkdirAll(filepath.Join(out, dir), 0o700); err != nil {
+				return nil, err
+			}
+		}
 		err := os.Link(src, dst)
 		if err != nil && !errors.Is(err, os.ErrExist) {
 			// No hard links here: rename, after making sure nothing took the name.
@@ -325,23 +342,28 @@ func writeAll(ctx context.Context, out string, items []item, st *store.Store, re
 				os.Remove(m) // all or nothing
 			}
 			if errors.Is(err, os.ErrExist) {
-				return fmt.Errorf("%s: %w: %s appeared meanwhile", out, ErrExists, name)
+				return nil, fmt.Errorf("%s: %w: %s appeared meanwhile", out, ErrExists, name)
 			}
-			return err
+			return nil, err
 		}
 		moved = append(moved, filepath.Join(out, name))
 	}
-	if err := safefile.SyncDir(out); err != nil {
-		return err
+	dirs := map[string]bool{out: true}
+	for _, name := range namesOf(items) {
+		dirs[filepath.Join(out, filepath.Dir(name))] = true
 	}
-	res.Files = files
-	return nil
+	for d := range dirs {
+		if err := safefile.SyncDir(d); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
-func namesOf(items []item) []string {
+func namesOf(items []Item) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
-		out[i] = it.name
+		out[i] = it.Name
 	}
 	return out
 }

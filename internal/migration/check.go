@@ -1,12 +1,14 @@
 package migration
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,8 +41,11 @@ type Report struct {
 	Verdicts []Verdict `json:"verdicts"`
 	Changed  []Changed `json:"changed,omitempty"`
 	// Skipped are originals that are not transcripts of a session (trajectories, the legacy
-	// store, unreferenced checkpoints) and files that could not be read, with why.
+	// store, unreferenced checkpoints), with why.
 	Skipped []string `json:"skipped,omitempty"`
+	// Unreadable are originals that could not be read or compared, with why: the check is not
+	// a clean pass for them.
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // Count returns how many verdicts have state s.
@@ -84,7 +89,12 @@ func Check(ctx context.Context, stateDir, sessionsDir string) (*Report, error) {
 	rep.Sessions = len(sessions)
 	compare := func(path, where, id string) error {
 		if !has[id] {
-			rep.Verdicts = append(rep.Verdicts, Verdict{File: path, Where: where, Session: id, State: NotInDB, FirstDiff: -1,
+			n, err := fileLines(path)
+			if err != nil {
+				rep.Unreadable = append(rep.Unreadable, err.Error())
+				return nil
+			}
+			rep.Verdicts = append(rep.Verdicts, Verdict{File: path, Where: where, Session: id, State: NotInDB, FirstDiff: -1, FileLines: n,
 				Detail: "the database has no events for session " + id})
 			return nil
 		}
@@ -97,7 +107,7 @@ func Check(ctx context.Context, stateDir, sessionsDir string) (*Report, error) {
 			if errors.As(err, &dbe) {
 				return err // the database, not the file, failed: no verdict is trustworthy
 			}
-			rep.Skipped = append(rep.Skipped, err.Error())
+			rep.Unreadable = append(rep.Unreadable, err.Error())
 			return nil
 		}
 		v.Where = where
@@ -223,4 +233,18 @@ func fileSHA256(p string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// fileLines counts the lines of the file at path (plain, gzip or zstd).
+func fileLines(path string) (int64, error) {
+	f, err := jsonl.Open(path, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, err := countLines(bufio.NewReaderSize(f, 64<<10), '\n')
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
 }

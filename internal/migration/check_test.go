@@ -118,4 +118,19 @@ func TestCheckRealHalfImport(t *testing.T) {
 	if rep.Runs != 1 {
 		t.Errorf("runs %d (the failure report is not a manifest)", rep.Runs)
 	}
+	// FileLines is the file's own count, also where it differs from the database in the
+	// middle (it counted the common prefix twice: "file 84 lines" for a file of 45)
+	for _, v := range rep.Verdicts {
+		data, err := os.ReadFile(v.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(strings.Count(string(data), "\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			want++
+		}
+		if v.FileLines != want {
+			t.Errorf("%s (%s at seq %d): %d lines, the file has %d", filepath.Base(v.File), v.State, v.FirstDiff, v.FileLines, want)
+		}
+	}
 }

@@ -74,6 +74,12 @@ func Compare(ctx context.Context, db *agentdb.DB, sessionID, path string) (Verdi
 		n := min(len(pa), len(pb))
 		if i := mismatch(pa[:n], pb[:n]); i >= 0 {
 			line += int64(bytes.Count(pa[:i], nl))
+			if i > 0 {
+				last = pa[i-1]
+			}
+			// the rest of each stream is counted from the differing byte on
+			a.Discard(i)
+			b.Discard(i)
 			v.State, v.FirstDiff = Divergent, line
 			v.Detail = fmt.Sprintf("first differing seq %d (line %d differs from the database's event)", line, line+1)
 			break
