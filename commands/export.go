@@ -22,23 +22,33 @@ OUTDIR/sessions.json built from the session nodes. Every JSONL tool, clawdoctor'
 2026.6's, can then work on the copy. --archives adds the transcripts archived inside the
 database (under their archive names) and copies the sessions dir's archive files.
 
+--salvage reads a damaged database (zeroed or garbled pages, a truncated file, a -wal of
+another database): it leaves out a -wal that makes the database fail SQLite's quick_check when
+the main file alone passes, writes every session whose events read whole, and of the others
+every event that can still be read, in seq order (the table is scanned past its damaged
+pages); it names each session written in part with the seqs it lacks, and the rows no query
+could read. Exit 3 when anything was lost.
+
 Nothing is ever overwritten: when one output file exists, nothing is written. The database
 and the state dir are never written; OUTDIR may not be inside the state dir's agents/.
 
 EXAMPLE
   clawdoctor export --agent main --out /tmp/main-export
   clawdoctor export --agent main --out /tmp/one --session agent:main:main
+  clawdoctor export --agent main --out /tmp/saved --salvage
 
 EXIT STATUS
   0  exported
   2  usage error
   3  refused (an output file exists, OUTDIR inside the state dir) or the database changed,
-     is damaged or has an unknown schema; nothing or not everything was written
+     is damaged or has an unknown schema; nothing or not everything was written (--salvage:
+     what could be read was written, and what was lost is named)
   4  I/O error`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "output dir (created when absent; existing files are never overwritten)", Destination: &opts.Out},
 			&cli.StringSliceFlag{Name: "session", Usage: "export only this session id or key (repeatable)"},
 			&cli.BoolFlag{Name: "archives", Usage: "also write the archived transcripts", Destination: &opts.Archives},
+			&cli.BoolFlag{Name: "salvage", Usage: "read a damaged database past its damage: every session that reads whole, every event that can still be read of the others, and what was lost (exit 3)", Destination: &opts.Salvage},
 		},
 		Before: rejectLateFlags,
 		Action: func(c *cli.Context) error {
@@ -71,7 +81,13 @@ EXIT STATUS
 			if g.JSON {
 				format = report.JSON
 			}
-			return report.Export(c.App.Writer, res, format)
+			if err := report.Export(c.App.Writer, res, format); err != nil {
+				return err
+			}
+			if res.Salvage.Lost() {
+				return status(exitPartial)
+			}
+			return nil
 		},
 	}
 }

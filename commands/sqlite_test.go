@@ -237,6 +237,8 @@ func TestSQLiteBadInput(t *testing.T) {
 				{[]string{"validate", db}, true},
 				{[]string{"--state-dir", st, "replay", "--provider", "anthropic", "--model", "claude-sonnet-4-5", "--session", replayWhat}, true},
 				{[]string{"--state-dir", st, "export", "--out", out}, true},
+				// salvage writes what it can read (elsewhere) and still exits 3, naming the loss
+				{[]string{"--state-dir", st, "export", "--salvage", "--out", filepath.Join(t.TempDir(), "salvaged")}, true},
 				{[]string{"--state-dir", st, "doctor", "--fix", "--yes"}, true},
 				{[]string{"--state-dir", st, "cleanup", "--dry-run"}, false},
 			} {

@@ -44,5 +44,39 @@ func Export(w io.Writer, res *export.Result, f Format) error {
 		fmt.Fprintf(w, "skipped %s: %s\n", s.Session, s.Reason)
 	}
 	fmt.Fprintf(w, "%d file(s), %d events, %s; %s with %d entries\n", len(res.Files), events, statsBytes(bytes), res.Store, res.Entries)
+	writeSalvage(w, res.Salvage)
 	return nil
+}
+
+// writeSalvage says what a salvage run could not read.
+func writeSalvage(w io.Writer, sv *export.Salvage) {
+	if sv == nil {
+		return
+	}
+	for _, n := range sv.Notes {
+		fmt.Fprintf(w, "salvage: %s\n", n)
+	}
+	if sv.Unlisted != "" {
+		fmt.Fprintf(w, "salvage: the list of sessions could not be read (%s): sessions were taken from the events\n", sv.Unlisted)
+	}
+	if sv.NoStore != "" {
+		fmt.Fprintf(w, "salvage: the session nodes could not be read (%s): sessions.json lists none\n", sv.NoStore)
+	}
+	for _, d := range sv.Damaged {
+		lost := d.Missing
+		if lost == "" {
+			lost = "nothing"
+		}
+		fmt.Fprintf(w, "salvage: session %s written in part: %d event(s); lost: %s (%s)\n", d.Session, d.Events, lost, d.Reason)
+	}
+	for _, l := range sv.LostRows {
+		next := "the end of the table"
+		if l.Next > 0 {
+			next = fmt.Sprintf("rowid %d", l.Next)
+		}
+		fmt.Fprintf(w, "salvage: transcript_events rows after rowid %d up to %s could not be read: %s\n", l.After, next, l.Err)
+	}
+	if !sv.Lost() {
+		fmt.Fprintln(w, "salvage: nothing was lost: every session read whole")
+	}
 }

@@ -101,7 +101,7 @@ func (db *DB) putDecoder(d *zstd.Decoder) {
 // version, schema_meta and table layout. It does not require session tables (see
 // [DB.CheckSessions]).
 func Open(ctx context.Context, path string) (*DB, error) {
-	db, err := open(ctx, path)
+	db, err := open(ctx, path, "")
 	if err != nil {
 		return nil, dbErr(path, err)
 	}
@@ -121,7 +121,8 @@ func OpenSessions(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
-func open(ctx context.Context, path string) (*DB, error) {
+// open is Open; extra is appended to the connection parameters (salvage: stricter checks).
+func open(ctx context.Context, path, extra string) (*DB, error) {
 	fs, err := sigsOf(path)
 	if err != nil {
 		return nil, err
@@ -151,22 +152,28 @@ func open(ctx context.Context, path string) (*DB, error) {
 		// Read-write on the private copy, so SQLite can roll back a copied hot journal.
 		db.Copied, params = true, "mode=rw"
 	}
-	abs, err := filepath.Abs(target)
-	if err != nil {
+	if err := db.connect(ctx, target, params+extra); err != nil {
 		db.cleanup()
 		return nil, err
+	}
+	return db, nil
+}
+
+// connect opens the SQLite file target (the user's, or a private copy) and reads its layout.
+func (db *DB) connect(ctx context.Context, target, params string) error {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return err
 	}
 	db.conn, err = sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?"+params)
 	if err != nil {
-		db.cleanup()
-		return nil, err
+		return err
 	}
 	db.conn.SetMaxOpenConns(MaxReaders)
 	if err := db.readLayout(ctx); err != nil {
-		db.cleanup()
-		return nil, classify(err)
+		return classify(err)
 	}
-	return db, nil
+	return nil
 }
 
 func (db *DB) readLayout(ctx context.Context) error {

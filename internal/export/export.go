@@ -40,6 +40,9 @@ type Options struct {
 	// Archives also writes the transcripts archived inside the database (under their archive
 	// names) and copies the sessions dir's own archive files.
 	Archives bool
+	// Salvage reads a damaged database past its damage: every session that reads whole, and
+	// every event that can still be read of the others (Result.Salvage says what was lost).
+	Salvage bool
 }
 
 // File is one written file.
@@ -66,6 +69,8 @@ type Result struct {
 	Entries  int       `json:"entries"` // rows written to it
 	Skipped  []Skipped `json:"skipped,omitempty"`
 	Snapshot string    `json:"snapshot"` // "copy" (the database had WAL frames) or "in place"
+	// Salvage is set by a salvage run: what could not be read.
+	Salvage *Salvage `json:"salvage,omitempty"`
 }
 
 // Item is one planned output file: its name in the output dir, where it comes from, and how
@@ -83,7 +88,8 @@ func Run(ctx context.Context, opts Options, c progress.Counter) (*Result, error)
 	c = progress.OrNoop(c)
 	defer c.Done()
 	era := store.DetectEra(opts.SessionsDir)
-	if !era.SQLite {
+	salvageUnknown := opts.Salvage && era.Unknown != "" && era.DB != "" // a damaged database: what is left of it
+	if !era.SQLite && !salvageUnknown {
 		if era.Unknown != "" {
 			return nil, fmt.Errorf("%s: %w: %s", opts.SessionsDir, store.ErrEraUnknown, era.Unknown)
 		}
@@ -91,6 +97,10 @@ func Run(ctx context.Context, opts Options, c progress.Counter) (*Result, error)
 	}
 	if err := CheckOut(opts.Out, opts.StateDir, opts.SessionsDir); err != nil {
 		return nil, err
+	}
+	if opts.Salvage {
+		res := &Result{DB: era.DB, Out: opts.Out, Store: filepath.Join(opts.Out, store.StoreFile), Snapshot: "in place"}
+		return res, runSalvage(ctx, opts, era.DB, res, c)
 	}
 	db, err := agentdb.OpenSessions(ctx, era.DB)
 	if err != nil {
