@@ -84,8 +84,8 @@ EXIT STATUS
 			if err := report.Export(c.App.Writer, res, format); err != nil {
 				return err
 			}
-			if res.Salvage.Lost() {
-				return status(exitPartial)
+			if res.Salvage.Lost() || len(res.Skipped) > 0 {
+				return status(exitPartial) // not every session was written whole
 			}
 			return nil
 		},

@@ -24,6 +24,9 @@ var (
 	// ErrEvent: one transcript event could not be decoded (a truncated or damaged zstd
 	// frame, a size that does not match).
 	ErrEvent = errors.New("transcript event unreadable")
+	// ErrArchiveHash: an archived transcript (in the database or in cold storage) does not
+	// match its registered sha256 or size, or is missing: OpenClaw refuses to read it.
+	ErrArchiveHash = errors.New("archive failed verification")
 	// ErrNoSessions: the database holds no session tables (an auth/memory-only database of a
 	// JSONL-era install).
 	ErrNoSessions = errors.New("database holds no sessions")

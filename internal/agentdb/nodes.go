@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strings"
 )
 
 // Node is one session_nodes row: a session key and its sessions.json entry, normalised by
@@ -159,8 +158,9 @@ func (db *DB) Archives(ctx context.Context) ([]Archive, error) {
 }
 
 // ArchiveContent returns one archived transcript: the blob as stored and its JSONL content
-// (decompressed when the encoding is zstd), after checking the stored sha256 (of the blob or
-// of the content; either is accepted).
+// (decompressed when the encoding is zstd), after checking the blob against archive_sha256 as
+// OpenClaw 2026.9.6 does (hashSessionArchiveBytes(archive_blob); it refuses to read one that
+// does not match: "Archived transcript bytes do not match their registered hash").
 func (db *DB) ArchiveContent(ctx context.Context, a Archive) (blob, content []byte, err error) {
 	err = db.conn.QueryRowContext(ctx, `SELECT archive_blob FROM session_transcript_archives WHERE session_id = ? AND generation = ?`,
 		a.SessionID, a.Generation).Scan(&blob)
@@ -174,8 +174,8 @@ func (db *DB) ArchiveContent(ctx context.Context, a Archive) (blob, content []by
 			return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: %v", a.Name, err)}
 		}
 	}
-	if !strings.EqualFold(hexSum(blob), a.SHA256) && !strings.EqualFold(hexSum(content), a.SHA256) {
-		return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrEvent, "archive %s: sha256 does not match", a.Name)}
+	if sum := hexSum(blob); sum != a.SHA256 {
+		return nil, nil, &Error{Path: db.Path, Session: a.SessionID, Seq: -1, Err: wrapf(ErrArchiveHash, "archive %s: its %d bytes hash to %s…, archive_sha256 says %s…", a.Name, len(blob), sum[:12], short(a.SHA256))}
 	}
 	return blob, content, nil
 }

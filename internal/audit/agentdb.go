@@ -3,7 +3,9 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -114,10 +116,47 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 			res.Summary.Files++
 		}
 	}
+	if only == "" {
+		archiveFindings(ctx, db, dbPath, cold, func(f Finding) { res.Findings = append(res.Findings, f) }, res)
+	}
 	if err := db.Close(); err != nil {
 		res.Unreadable = append(res.Unreadable, err.Error()) // changed while read: not a clean pass
 	}
 	return nil
+}
+
+// archiveFindings verifies each archived transcript as OpenClaw verifies it before reading it:
+// an in-database archive by the sha256 of its blob, a cold archive by its size and sha256 and
+// by decoding it (a header naming the session, its events in order and as many as its row
+// counts).
+func archiveFindings(ctx context.Context, db *agentdb.DB, dbPath string, cold []agentdb.ColdArchive, add func(Finding), res *Result) {
+	archives, err := db.Archives(ctx)
+	if err != nil {
+		res.Unreadable = append(res.Unreadable, err.Error())
+	}
+	for _, a := range archives {
+		if _, _, err := db.ArchiveContent(ctx, a); err != nil {
+			if errors.Is(err, agentdb.ErrArchiveHash) {
+				add(newFinding("sqlite.archive-unverified", agentdb.Ref(dbPath, a.SessionID), 0, "", err.Error(), "", map[string]any{"archive": a.Name, "sha256": a.SHA256}))
+			} else {
+				res.Unreadable = append(res.Unreadable, err.Error())
+			}
+		}
+	}
+	sessionsDir := filepath.Join(filepath.Dir(filepath.Dir(dbPath)), "sessions")
+	for _, c := range cold {
+		err := db.ColdEvents(ctx, sessionsDir, c, func(int64, []byte) error { return nil })
+		switch {
+		case err == nil:
+		case errors.Is(err, agentdb.ErrArchiveHash):
+			add(newFinding("sqlite.cold-archive", agentdb.Ref(dbPath, c.SessionID), 0, "", err.Error(), "",
+				map[string]any{"archive": c.Name, "storage": c.Storage, "sha256": c.SHA256, "bytes": c.ArchiveBytes, "events": c.Events}))
+		case ctx.Err() != nil:
+			return
+		default:
+			res.Unreadable = append(res.Unreadable, err.Error())
+		}
+	}
 }
 
 // pickSession keeps the session whose id, or whose node's key, is want.

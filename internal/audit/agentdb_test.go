@@ -237,3 +237,39 @@ func TestDatabaseRowsNamedAsRows(t *testing.T) {
 		t.Errorf("the identity row with another parent is not reported at seq 5: %+v", id)
 	}
 }
+
+// issue 29, scope 7: audit verifies each cold archive as OpenClaw does before a restore (size,
+// sha256, then its records), and never reads sessions/cold/ as transcripts.
+func TestColdArchivesVerified(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "s")
+	if err := fixtures.WriteRealState(fixtures.Cold96, state); err != nil {
+		t.Fatal(err)
+	}
+	res := auditPaths(t, state)
+	for _, f := range res.Findings {
+		if strings.Contains(f.Path, string(filepath.Separator)+"cold"+string(filepath.Separator)) || f.Rule == "sqlite.cold-archive" {
+			t.Errorf("intact cold storage: %s %s %s", f.Rule, f.Path, f.Message)
+		}
+	}
+	cold, _ := filepath.Glob(filepath.Join(state, "agents", "main", "sessions", "cold", "*.jsonl.zst"))
+	if len(cold) != 4 {
+		t.Fatalf("%d cold archives", len(cold))
+	}
+	b, _ := os.ReadFile(cold[1])
+	b[10] ^= 0xff
+	os.WriteFile(cold[1], b, 0o600)
+	os.Remove(cold[2])
+	res = auditPaths(t, state)
+	n := 0
+	for _, f := range res.Findings {
+		if f.Rule == "sqlite.cold-archive" {
+			n++
+			if !strings.Contains(f.Message, "missing") && !strings.Contains(f.Message, "hashing to") {
+				t.Errorf("%s", f.Message)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d sqlite.cold-archive findings, want 2 (a changed byte, a missing file)", n)
+	}
+}

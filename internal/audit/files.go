@@ -96,6 +96,11 @@ func discover(root, agent string) (found []*sessionsDir, unreadable []string, er
 		if p != root && skipDirs[d.Name()] {
 			return filepath.SkipDir
 		}
+		if p != root && d.Name() == "cold" && filepath.Base(filepath.Dir(p)) == "sessions" {
+			// cold storage (2026.9+): zstd archives of records, not transcripts; the database's
+			// audit verifies them against their rows (sqlite.cold-archive)
+			return filepath.SkipDir
+		}
 		if agent != "" && filepath.Base(p) == "sessions" && filepath.Base(filepath.Dir(filepath.Dir(p))) == "agents" &&
 			filepath.Base(filepath.Dir(p)) != agent {
 			return filepath.SkipDir

@@ -216,10 +216,37 @@ func plan(ctx context.Context, db *agentdb.DB, opts Options, res *Result) ([]Ite
 			return tr.Events, err
 		}})
 	}
+	hot := map[string]bool{}
+	for _, s := range sessions {
+		hot[s.ID] = true
+	}
 	for _, cs := range cold {
-		if len(want) == 0 || want[cs.SessionID] {
-			res.Skipped = append(res.Skipped, Skipped{cs.SessionID, fmt.Sprintf("in cold storage (%s, %d events); restore it with OpenClaw first", cs.Name, cs.Events)})
+		if len(want) > 0 && !want[cs.SessionID] || hot[cs.SessionID] {
+			continue // a session restored from cold storage is exported from its events
 		}
+		if !store.ValidSessionID(cs.SessionID) {
+			res.Skipped = append(res.Skipped, Skipped{cs.SessionID, "not a safe file name"})
+			continue
+		}
+		// cold storage (sessions/cold/<sha256>.jsonl.zst or a blob): written from the archive,
+		// once it verifies as OpenClaw verifies it before a restore
+		if err := db.VerifyCold(ctx, opts.SessionsDir, cs); err != nil {
+			res.Skipped = append(res.Skipped, Skipped{cs.SessionID, fmt.Sprintf("in cold storage, and its archive failed verification: %v", err)})
+			continue
+		}
+		cs := cs
+		items = append(items, Item{Name: cs.SessionID + ".jsonl", Source: agentdb.Ref(db.Path, cs.SessionID) + " (cold storage " + cs.Name + ")", Write: func(w io.Writer) (int64, error) {
+			var n int64
+			err := db.ColdEvents(ctx, opts.SessionsDir, cs, func(_ int64, line []byte) error {
+				n++
+				if _, err := w.Write(line); err != nil {
+					return err
+				}
+				_, err := w.Write([]byte{'\n'})
+				return err
+			})
+			return n, err
+		}})
 	}
 	if !opts.Archives {
 		return items, st, nil

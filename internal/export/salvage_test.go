@@ -212,3 +212,38 @@ func TestSalvage(t *testing.T) {
 		}
 	}
 }
+
+// issue 29, scope 7: sessions in cold storage are exported from their archives once these
+// verify (the real 2026.9.6 moved all four of fixtures.Cold96 there), byte for byte the
+// transcripts that were imported; an archive that fails verification is skipped and named.
+func TestExportColdStorage(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := fixtures.WriteRealState(fixtures.Cold96, state); err != nil {
+		t.Fatal(err)
+	}
+	res, out, err := exportDir(t, state, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 4 || len(res.Skipped) != 0 {
+		t.Fatalf("files %d, skipped %+v", len(res.Files), res.Skipped)
+	}
+	for _, f := range res.Files {
+		id := strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
+		m, _ := filepath.Glob(filepath.Join(state, "agents", "main", "session-sqlite-import-archive", "*."+id+"*.jsonl.imported-*"))
+		want, _ := os.ReadFile(m[0])
+		got, _ := os.ReadFile(filepath.Join(out, id+".jsonl"))
+		if !bytes.Equal(got, want) || !strings.Contains(f.Source, "cold storage") {
+			t.Errorf("%s (%s): not the imported transcript", id, f.Source)
+		}
+	}
+	cold, _ := filepath.Glob(filepath.Join(state, "agents", "main", "sessions", "cold", "*.jsonl.zst"))
+	os.WriteFile(cold[0], []byte("not the archive"), 0o600)
+	res, _, err = exportDir(t, state, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 3 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Reason, "failed verification") {
+		t.Errorf("files %d, skipped %+v", len(res.Files), res.Skipped)
+	}
+}
