@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/clawdoctor/clawdoctor/internal/dbhealth"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
@@ -186,6 +188,63 @@ var dbRows = []statsRow{
 	{"db + wal + sessions/ (maxDiskBytes)", dbCell(func(d *store.DBStats) string {
 		return fmt.Sprintf("%s + %s + %s = %s", statsBytes(d.DBBytes), statsBytes(d.WALBytes), statsBytes(d.DiskBytes-d.DBBytes-d.WALBytes), statsBytes(d.DiskBytes))
 	})},
+	{"db wal (frames, checkpointed)", healthCell(func(h *dbhealth.Report) string {
+		if !h.WAL.Exists || h.WAL.Bytes == 0 {
+			return "none"
+		}
+		s := fmt.Sprintf("%s (%d frames", statsBytes(h.WAL.Bytes), h.WAL.Frames)
+		if h.SHM.MaxFrame > 0 {
+			s += fmt.Sprintf(", %d of %d committed in the db", h.SHM.Backfill, h.SHM.MaxFrame)
+		}
+		s += ")"
+		if h.Foreign != "" {
+			s += "; " + h.Foreign
+		}
+		if h.Starved != "" {
+			s += "; checkpoint starved"
+		}
+		return s
+	})},
+	{"db locks", healthCell(func(h *dbhealth.Report) string {
+		var parts []string
+		for _, g := range h.Gateways {
+			parts = append(parts, fmt.Sprintf("%s pid %d (%s)", filepath.Base(g.Path), g.PID, g.Owner))
+		}
+		for _, c := range h.Coordinators {
+			switch {
+			case c.HeldBy > 0:
+				parts = append(parts, fmt.Sprintf("%s coordinator held by pid %d", c.Family, c.HeldBy))
+			case c.HeldBy == -1:
+				parts = append(parts, c.Family+" coordinator held")
+			}
+		}
+		if len(parts) == 0 {
+			return "none held"
+		}
+		return strings.Join(parts, "; ")
+	})},
+	{"db file system", healthCell(func(h *dbhealth.Report) string {
+		t := h.FS.Type
+		if t == "" {
+			t = "local"
+		}
+		return fmt.Sprintf("%s (OpenClaw journal: %s)", t, h.FS.Policy)
+	})},
+	{"openclaw maintenance now", healthCell(func(h *dbhealth.Report) string {
+		if h.CanRun {
+			return "yes"
+		}
+		return "no (see doctor)"
+	})},
+}
+
+func healthCell(f func(*dbhealth.Report) string) func(store.AgentStats) string {
+	return func(a store.AgentStats) string {
+		if a.DB == nil || a.DB.Health == nil {
+			return "-"
+		}
+		return f(a.DB.Health)
+	}
 }
 
 func dbCell(f func(*store.DBStats) string) func(store.AgentStats) string {

@@ -53,6 +53,10 @@ func checkSQLite(ctx context.Context, st *state) ([]Problem, error) {
 				rep.Runs, len(rep.Verdicts), rep.Count(migration.Identical), rep.Count(migration.Prefix), rep.Count(migration.Divergent), rep.Count(migration.NotInDB))
 		}
 		out = append(out, p)
+		// safe to touch now? (issue 29, scope 5): WAL, locks, file system
+		h := store.Health(a.sqlite)
+		out = append(out, Problem{Check: "sqlite.safe-to-touch", Severity: h.Severity, Agent: a.id, Path: a.sqlite, Gate: GateNone, Message: h.Verdict,
+			Evidence: map[string]any{"canRun": h.CanRun, "walBytes": h.WAL.Bytes, "walFrames": h.WAL.Frames, "fileSystem": h.FS.Type, "journal": h.FS.Policy}})
 		assessed, err := recovery.Assess(ctx, rep)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"os"
+	"path/filepath"
 
 	"github.com/clawdoctor/clawdoctor/internal/agentdb"
+	"github.com/clawdoctor/clawdoctor/internal/dbhealth"
 )
 
 // DBStats is what the database of a SQLite-era agent holds (AgentStats.DB). It is read from
@@ -35,6 +37,16 @@ type DBStats struct {
 	DiskBytes int64 `json:"disk_bytes"`
 	// Error says why the database could not be read (the other counts are then partial).
 	Error string `json:"error,omitempty"`
+	// Health is whether it is safe to touch now: WAL, locks, file system (dbhealth).
+	Health *dbhealth.Report `json:"health,omitempty"`
+}
+
+// Health inspects the database at path (agents/<id>/agent/<file>) as dbhealth does, with this
+// package's view of the process table.
+func Health(path string) *dbhealth.Report {
+	stateDir := filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(path))))
+	r := dbhealth.Inspect(stateDir, path, dbhealth.Options{Alive: PIDAlive, StartTime: ProcStartTime, Args: ProcessArgs})
+	return &r
 }
 
 // readDBStats fills the DBStats of path; sessionsBytes is the size of the sessions dir's files.
@@ -47,6 +59,7 @@ func readDBStats(ctx context.Context, path string, sessionsBytes int64) *DBStats
 		s.WALBytes = st.Size()
 	}
 	s.DiskBytes = s.DBBytes + s.WALBytes + sessionsBytes
+	s.Health = Health(path)
 	db, err := agentdb.OpenSessions(ctx, path)
 	if err != nil {
 		s.Error = err.Error()

@@ -142,3 +142,6 @@ func PIDAlive(pid int) bool { return pid > 0 && pidAlive(pid) }
 // ProcStartTime returns a process's start time in clock ticks since boot (field 22 of
 // /proc/<pid>/stat, OpenClaw's lock "starttime"); it fails where there is no /proc.
 func ProcStartTime(pid int) (int64, error) { return procStartTime(pid) }
+
+// ProcessArgs is the command line of pid, as the process table has it.
+func ProcessArgs(pid int) ([]string, error) { return processArgs(pid) }
