@@ -108,6 +108,10 @@ var unchecked = map[string]string{
 	"fallback.lost-prompt": "names a text old OpenClaw wrote (#65760), no behaviour of a verified release",
 	"store.corrupt":        "a store-loading claim: no store driver yet",
 	"store.invalid-entry":  "a store-loading claim: no store driver yet",
+	// SQLite-era claims, read from 2026.9.6's code and pinned by the agentdb tests on real
+	// cold archives it made (fixtures/sqlite/cold-2026.9.6); no repair driver reads them.
+	"sqlite.archive-unverified": "a SQLite-era claim (readSqliteTranscriptArchive): agentdb.TestArchiveHash",
+	"sqlite.cold-archive":       "a SQLite-era claim (readVerifiedSessionColdArchive): agentdb.TestColdVerification",
 }
 
 // TestClaims checks every claim on the recorded answers of every verified release: where the
