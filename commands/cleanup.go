@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 	"github.com/clawdoctor/clawdoctor/internal/retention"
 	"github.com/clawdoctor/clawdoctor/internal/safefile"
 	"github.com/clawdoctor/clawdoctor/jsonl"
@@ -54,7 +55,7 @@ EXAMPLE
 			&cli.StringFlag{Name: "max-disk-bytes", Usage: "override maxDiskBytes (size: 500mb, 1gb)"},
 			&cli.StringFlag{Name: "high-water-bytes", Usage: "override highWaterBytes (default 80% of maxDiskBytes)"},
 			&cli.StringFlag{Name: "reset-archive-retention", Usage: "override resetArchiveRetention (duration, or false)"},
-			&cli.BoolFlag{Name: "prune-model-runs", Usage: "also prune gateway model-run probes older than 24h (older builds)"},
+			&cli.BoolFlag{Name: "prune-model-runs", Usage: "also prune gateway model-run probes older than 24h (always from OpenClaw 2026.7.35)"},
 			&cli.BoolFlag{Name: "cron-runs", Usage: "also apply cron.sessionRetention to isolated cron run rows"},
 			&cli.BoolFlag{Name: "force", Usage: "write even when a gateway seems to hold the store"},
 			&cli.BoolFlag{Name: "follow-symlinks", Usage: "write into a sessions dir reached through a symlinked agents/<id> or sessions dir that leaves the state dir"},
@@ -121,7 +122,7 @@ func runCleanup(c *cli.Context) error {
 		SQLite: retention.ResolveSQLite(sqliteMaintenance(cfg.Session.Maintenance, c)),
 		Options: retention.Options{Settings: settings, Now: g.Now, DryRun: !apply, Enforce: c.Bool("enforce"),
 			ActiveKey: c.String("active-key"), FixMissing: c.Bool("fix-missing"), FixDMScope: c.Bool("fix-dm-scope"),
-			ModelRuns: c.Bool("prune-model-runs"), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain"), KeepOrphans: c.Bool("keep-orphans")}}
+			ModelRuns: c.Bool("prune-model-runs") || g.OpenClaw.Release.Has(openclaw.CleanupPrunesModelRuns), CronRuns: c.Bool("cron-runs"), Explain: c.Bool("explain"), KeepOrphans: c.Bool("keep-orphans")}}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
 		// a plan's live data is ~1.6 KB an entry (160 MB for 100,000 entries and 200,000
 		// files); without a limit the default pace lets the heap reach ~450 MiB (issue 14's

@@ -12,8 +12,9 @@ const CorruptImageFallbackText = session.CorruptImageText
 
 const corruptImageBlock = `{"type":"text","text":"` + CorruptImageFallbackText + `"}`
 
-// corruptImage reports whether the content element el is a corrupt image block.
-func corruptImage(c []byte, el [2]int) bool {
+// corruptImage reports whether the content element el is a corrupt image block (unpadded:
+// 2026.7.35's base64 rule, openclaw.UnpaddedBase64).
+func corruptImage(c []byte, el [2]int, unpadded bool) bool {
 	ms := objectMembers(c, el)
 	t, ok := ms["type"]
 	if !ok || !tokIs(c[t[0]:t[1]], "image") {
@@ -36,5 +37,5 @@ func corruptImage(c []byte, el [2]int) bool {
 		return false
 	}
 	data, ok := strValue(c[d[0]:d[1]])
-	return ok && session.CorruptImageData(data)
+	return ok && session.CorruptImageData(data, unpadded)
 }

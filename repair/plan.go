@@ -902,7 +902,8 @@ func (p *planner) has(f openclaw.Feature) bool {
 	if p.rules == nil {
 		p.rules = map[openclaw.Feature]bool{}
 		for _, g := range []openclaw.Feature{openclaw.RepairDropsRolelessMessages, openclaw.RepairRewritesBlankTurns,
-			openclaw.RepairInsertsCodeModeResults, openclaw.RepairReplacesCorruptImages, openclaw.RepairInsertsDeliveryMirrorResults} {
+			openclaw.RepairInsertsCodeModeResults, openclaw.RepairReplacesCorruptImages, openclaw.RepairInsertsDeliveryMirrorResults,
+			openclaw.UnpaddedBase64} {
 			p.rules[g] = !p.opts.SalvageOnly && p.opts.Release.Has(g)
 		}
 	}
@@ -1071,7 +1072,7 @@ func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool
 	for _, el := range elems {
 		var piece lpiece
 		switch {
-		case images && corruptImage(c, el):
+		case images && corruptImage(c, el, p.has(openclaw.UnpaddedBase64)):
 			piece = lpiece{lit: []byte(corruptImageBlock)}
 			replaced++
 		case user && p.blankTextBlock(c, el):

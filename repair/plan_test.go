@@ -227,6 +227,14 @@ func ruleCases() []ruleCase {
 		{"good image kept, spaces and line breaks allowed", lines(hdr, toolResultWith(`[{"type":"image","data":" `+png[:40]+`\r\n`+png[40:]+`","mimeType":"image/png"}]`)), nil, want{}},
 		{"image without an image mime kept", lines(hdr, toolResultWith(`[{"type":"image","data":"not base64!","mimeType":"text/plain"}]`)), nil, want{}},
 		{"image rule not in 2026.4.24", lines(hdr, toolResultWith(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)), release("2026.4.24"), want{}},
+		// 2026.7.35's canonicalizeBase64 pads an unpadded payload, and refuses padding that
+		// leaves set bits in the last character (openclaw.UnpaddedBase64).
+		{"unpadded image replaced by 2026.6.11", lines(hdr, toolResultWith(`[{"type":"image","data":"`+pngUnpadded+`","mimeType":"image/png"}]`)), release("2026.6.11"),
+			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
+		{"unpadded image kept by 2026.7.35", lines(hdr, toolResultWith(`[{"type":"image","data":"`+pngUnpadded+`","mimeType":"image/png"}]`)), release("2026.7.35"), want{}},
+		{"set pad bits kept by 2026.6.11", lines(hdr, toolResultWith(`[{"type":"image","data":"`+pngPadBits+`","mimeType":"image/png"}]`)), release("2026.6.11"), want{}},
+		{"set pad bits replaced by 2026.7.35", lines(hdr, toolResultWith(`[{"type":"image","data":"`+pngPadBits+`","mimeType":"image/png"}]`)), release("2026.7.35"),
+			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
 
 		// The header check looks at the first entry OpenClaw keeps.
 		{"header after a dropped role-less entry", lines(`{"type":"message","id":"x","parentId":null,"message":{}}`, hdr, u1), nil,
@@ -251,6 +259,13 @@ func ruleCases() []ruleCase {
 
 // png is a real 1×1 PNG.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+// pngUnpadded is png without its "==": 2026.7.35 pads it; pngPadBits ends "gh==", whose "h"
+// sets bits the padding leaves unused (its canonical form is "gg==").
+const (
+	pngUnpadded = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg"
+	pngPadBits  = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggh=="
+)
 
 const badImg = `{"type":"text","text":"[image omitted: corrupted base64 payload]"}`
 

@@ -10,7 +10,7 @@
 # replay and compaction. `cleanup` (named) records internal/conformance/testdata/cleanup/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-releases=${CONFORMANCE_RELEASES:-"2026.3.13 2026.4.24 2026.6.11"}
+releases=${CONFORMANCE_RELEASES:-"2026.3.13 2026.4.24 2026.6.11 2026.7.35"}
 engines=("$@")
 if [ ${#engines[@]} -eq 0 ]; then
 	for d in internal/conformance/cmd/*/; do
@@ -22,10 +22,12 @@ fi
 rc=0
 for e in "${engines[@]}"; do
 	if [ "$e" = cleanup ]; then
-		# cleanup: OpenClaw 2026.6.11's summaries of the generated scenarios
+		# cleanup: OpenClaw 2026.6.11's and 2026.7.35's summaries of the generated scenarios
 		# (internal/conformance/testdata/cleanup/), compared offline by TestCleanupRecordedOracle
-		CONFORMANCE_RECORD=cleanup go test -tags conformance -count=1 -run TestRecordCleanupOracle \
-			-timeout 30m ./internal/conformance/ || rc=1
+		for r in 2026.6.11 2026.7.35; do
+			OPENCLAW_REF_VERSION=$r CONFORMANCE_RECORD=cleanup go test -tags conformance -count=1 -run TestRecordCleanupOracle \
+				-timeout 30m ./internal/conformance/ || rc=1
+		done
 		continue
 	fi
 	for r in $releases; do

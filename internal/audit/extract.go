@@ -92,6 +92,8 @@ type extractor struct {
 	memoNext int
 	o        *extractOut // where the current line's strings, calls and findings go
 	scratch  []byte
+	// unpadded is the base64 rule of the release audited (openclaw.UnpaddedBase64).
+	unpadded bool
 }
 
 func (x *extractor) key(id []byte) uint64 { return idKey(x.seed, id) }
@@ -603,7 +605,7 @@ func (x *extractor) images(c jsonl.Value, line int64, idb []byte) {
 		if str(b, "type") != "image" {
 			continue
 		}
-		if d := b.Get("data"); d.Type() == jsonl.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes()) {
+		if d := b.Get("data"); d.Type() == jsonl.TypeString && imageMime(b) && session.CorruptImageBytes(d.GetStringBytes(), x.unpadded) {
 			id := string(idb)
 			x.add("image.corrupt", line, id, fmt.Sprintf("entry %s holds an image block (block %d) whose base64 data is not ASCII, not valid base64 or no image format OpenClaw knows; the repair of OpenClaw 2026.6.11 replaces it with the text %q, and providers reject it", id, i, session.CorruptImageText),
 				hintRepair, map[string]any{"block": i})

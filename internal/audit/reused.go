@@ -18,6 +18,7 @@ var reusedCallIDLoss = map[string][]string{
 	"2026.3.13": {"*"},
 	"2026.4.24": {"kimi-coding/anthropic-messages", "moonshot/openai-completions", "ollama/ollama", "openai/openai-responses", "openrouter/openai-completions"},
 	"2026.6.11": {"ollama/ollama", "openai/openai-responses", "openrouter/openai-completions"},
+	"2026.7.35": {"ollama/ollama", "openai/openai-responses", "openrouter/openai-completions"},
 }
 
 // reusedCallIDByOccurrence lists the checked releases whose pairing itself pairs a reused id by

@@ -15,7 +15,7 @@ import (
 // internal/conformance/oracle/reused_call_id.mjs, which releases and providers lose the later real
 // result of a reused tool call id, and checks the rule's table says the same. Re-record with
 //
-//	for v in 2026.3.13 2026.4.24 2026.6.11 2026.8.1 2026.9.6; do OPENCLAW_REF_VERSION=$v \
+//	for v in 2026.3.13 2026.4.24 2026.6.11 2026.7.35 2026.8.1 2026.9.6; do OPENCLAW_REF_VERSION=$v \
 //	  ../shared/tools/openclaw-reference --node internal/conformance/oracle/reused_call_id.mjs; done \
 //	  > internal/audit/testdata/oracle/reused_call_id.jsonl
 func TestReusedCallIDFacts(t *testing.T) {

@@ -284,6 +284,7 @@ func newScan(ctx context.Context, name string, opts Options) *scan {
 	s.ids = newKeyMap(s.keyOf)
 	s.x = extractorPool.Get().(*extractor)
 	s.x.seed, s.x.o = s.seed, &s.xo
+	s.x.unpadded = s.opts.release().Has(openclaw.UnpaddedBase64)
 	return s
 }
 
@@ -526,8 +527,8 @@ var parallelScans atomic.Int64
 
 // extractBatches checks, parses and reads the lines of the batches from work (a worker of a
 // big stream's scan).
-func extractBatches(seed maphash.Seed, work <-chan *batch) {
-	x := extractor{seed: seed}
+func extractBatches(seed maphash.Seed, unpadded bool, work <-chan *batch) {
+	x := extractor{seed: seed, unpadded: unpadded}
 	for b := range work {
 		b.xo.reset()
 		x.o = &b.xo
@@ -552,7 +553,7 @@ func (s *scan) read(r io.Reader) error {
 		work = make(chan *batch, 2)
 		parallelScans.Add(1)
 		for range workers {
-			go extractBatches(s.seed, work)
+			go extractBatches(s.seed, s.opts.release().Has(openclaw.UnpaddedBase64), work)
 		}
 	}
 	go readBatches(r, s.opts.MaxLine, s.sizeHint, out, work, free, done)

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 	"github.com/clawdoctor/clawdoctor/internal/retention"
 )
 
@@ -27,6 +28,22 @@ type run struct {
 	configPath string
 	fixMissing bool
 	activeKey  string
+	release    string // the OpenClaw release compared with; "" is the reference's default, 2026.6.11
+}
+
+// outcome is what a run compares: OpenClaw's summary and, beside it from 2026.7.35, the
+// model-run probes its cleanup pruned first (modelRunPruned, a field of its JSON).
+type outcome struct {
+	retention.Summary
+	ModelRunPruned int `json:"modelRunPruned"`
+}
+
+// refRelease is the release the live reference runs (OPENCLAW_REF_VERSION, else its default).
+func refRelease() string {
+	if v := os.Getenv("OPENCLAW_REF_VERSION"); v != "" {
+		return v
+	}
+	return "2026.6.11"
 }
 
 func (r run) args() []string {
@@ -40,21 +57,26 @@ func (r run) args() []string {
 	return a
 }
 
-func runOurs(r run) (retention.Summary, *retention.Plan, error) {
+func runOurs(r run) (outcome, *retention.Plan, error) {
 	cfg, err := config.Load(r.configPath)
 	if err != nil {
-		return retention.Summary{}, nil, err
+		return outcome{}, nil, err
 	}
 	st, err := retention.Resolve(cfg.Session.Maintenance, cfg.Cron, retention.Overrides{})
 	if err != nil {
-		return retention.Summary{}, nil, err
+		return outcome{}, nil, err
 	}
 	l, err := retention.Gather(context.Background(), r.store, "main")
 	if err != nil {
-		return retention.Summary{}, nil, err
+		return outcome{}, nil, err
 	}
+	rel := openclaw.MustParse("2026.6.11")
+	if r.release != "" {
+		rel = openclaw.MustParse(r.release)
+	}
+	// as the cleanup command chooses (commands/cleanup.go)
 	p := retention.Make(&l.Input, retention.Options{Settings: st, Now: Now, DryRun: true,
-		FixMissing: r.fixMissing, ActiveKey: r.activeKey})
+		FixMissing: r.fixMissing, ActiveKey: r.activeKey, ModelRuns: rel.Has(openclaw.CleanupPrunesModelRuns)})
 	if p.OpenClaw != nil {
 		// clawdoctor keeps what OpenClaw would lose (kept rows' transcripts, orphans the sweep
 		// archives): the comparison is with OpenClaw's own plan, which Make keeps beside ours,
@@ -64,9 +86,9 @@ func runOurs(r run) (retention.Summary, *retention.Plan, error) {
 		if len(p.Relocated) == 0 {
 			s.DiskBudget = p.Summary.DiskBudget
 		}
-		return s, p, nil
+		return outcome{s, p.ModelRunPruned}, p, nil
 	}
-	return p.Summary, p, nil
+	return outcome{p.Summary, p.ModelRunPruned}, p, nil
 }
 
 func writeConfig(t *testing.T, dir string, cfg map[string]any) string {
@@ -84,12 +106,19 @@ func writeConfig(t *testing.T, dir string, cfg map[string]any) string {
 // figures, depend on it.
 const cleanupRootLen = 120
 
-// cleanupGolden holds the real OpenClaw 2026.6.11's summary of each generated scenario.
-var cleanupGolden = filepath.Join("testdata", "cleanup", "oracle-2026.6.11.jsonl")
+// cleanupReleases are the releases whose summaries of the generated scenarios are recorded,
+// each in cleanupGolden(release).
+var cleanupReleases = []string{"2026.6.11", "2026.7.35"}
+
+// cleanupGolden holds the real OpenClaw release's summary of each generated scenario.
+func cleanupGolden(release string) string {
+	return filepath.Join("testdata", "cleanup", "oracle-"+release+".jsonl")
+}
 
 type cleanupRecord struct {
-	Name    string            `json:"name"`
-	Summary retention.Summary `json:"summary"`
+	Name           string            `json:"name"`
+	Summary        retention.Summary `json:"summary"`
+	ModelRunPruned int               `json:"modelRunPruned,omitempty"`
 }
 
 // fixedRoot returns a new state dir whose path is cleanupRootLen bytes long, removed after
@@ -132,32 +161,39 @@ func generatedRun(t *testing.T, root string, sc Scenario) run {
 }
 
 // TestCleanupRecordedOracle compares clawdoctor's plan of every generated scenario (60: each
-// budget tier, warn mode, caps, fix-missing) with the real OpenClaw's recorded summary, the
-// disk budget's figures included.
+// budget tier, warn mode, caps, fix-missing, model-run probes) with the real OpenClaw's recorded
+// summary, per recorded release, the disk budget's figures included.
 func TestCleanupRecordedOracle(t *testing.T) {
-	f, err := os.Open(cleanupGolden)
+	for _, rel := range cleanupReleases {
+		t.Run(rel, func(t *testing.T) { testCleanupRecorded(t, rel) })
+	}
+}
+
+func testCleanupRecorded(t *testing.T, rel string) {
+	golden := cleanupGolden(rel)
+	f, err := os.Open(golden)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := map[string]retention.Summary{}
+	want := map[string]outcome{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var r cleanupRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", cleanupGolden, err)
+			t.Fatalf("%s: %v", golden, err)
 		}
-		want[r.Name] = r.Summary
+		want[r.Name] = outcome{r.Summary, r.ModelRunPruned}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	scenarios := Scenarios(60)
 	if len(want) != len(scenarios) {
-		t.Fatalf("%s holds %d runs, the scenarios are %d: record again (scripts/conformance-record.sh cleanup)", cleanupGolden, len(want), len(scenarios))
+		t.Fatalf("%s holds %d runs, the scenarios are %d: record again (scripts/conformance-record.sh cleanup)", golden, len(want), len(scenarios))
 	}
-	budgets := 0
+	budgets, modelRuns := 0, 0
 	for _, s := range scenarios {
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
@@ -165,20 +201,28 @@ func TestCleanupRecordedOracle(t *testing.T) {
 			if !ok {
 				t.Fatalf("no recorded run for %s", s.Name)
 			}
-			got, _, err := runOurs(generatedRun(t, fixedRoot(t), s))
+			r := generatedRun(t, fixedRoot(t), s)
+			r.release = rel
+			got, _, err := runOurs(r)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got.StorePath, w.StorePath = "", ""
 			if diff := cmp.Diff(w, got); diff != "" {
-				t.Errorf("summary differs from OpenClaw 2026.6.11's recorded one (-openclaw +clawdoctor)\n%s", diff)
+				t.Errorf("summary differs from OpenClaw %s's recorded one (-openclaw +clawdoctor)\n%s", rel, diff)
 			}
 		})
 		if want[s.Name].DiskBudget != nil {
 			budgets++
 		}
+		if want[s.Name].ModelRunPruned > 0 {
+			modelRuns++
+		}
 	}
 	if budgets < 20 {
 		t.Errorf("only %d recorded runs have a disk budget", budgets)
+	}
+	if openclaw.MustParse(rel).Has(openclaw.CleanupPrunesModelRuns) && modelRuns < 5 {
+		t.Errorf("only %d recorded runs of %s prune model-run probes", modelRuns, rel)
 	}
 }

@@ -41,7 +41,7 @@ func reference(t *testing.T) string {
 	return abs
 }
 
-func runReference(ref string, r run) (retention.Summary, []byte, error) {
+func runReference(ref string, r run) (outcome, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ref, r.args()...)
@@ -50,13 +50,13 @@ func runReference(ref string, r run) (retention.Summary, []byte, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return retention.Summary{}, out.Bytes(), fmt.Errorf("%v: %s", err, errb.String())
+		return outcome{}, out.Bytes(), fmt.Errorf("%v: %s", err, errb.String())
 	}
 	raw := out.Bytes()
 	if i := bytes.IndexByte(raw, '{'); i > 0 {
 		raw = raw[i:]
 	}
-	var s retention.Summary
+	var s outcome
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return s, out.Bytes(), fmt.Errorf("reference output: %v", err)
 	}
@@ -118,6 +118,7 @@ func corpusStores(t *testing.T) []string {
 var passed, failed atomic.Int32
 
 func check(t *testing.T, ref string, r run) {
+	r.release = refRelease()
 	want, raw, err := runReference(ref, r)
 	if err != nil {
 		failed.Add(1)
@@ -210,16 +211,19 @@ func TestConformance(t *testing.T) {
 }
 
 // TestRecordCleanupOracle records the real OpenClaw's summary of every generated scenario
-// into cleanupGolden (CONFORMANCE_RECORD=cleanup; scripts/conformance-record.sh cleanup), each
-// run in a state dir of cleanupRootLen bytes so that the offline test sees the same sizes.
+// into cleanupGolden(release) for the release the reference runs (OPENCLAW_REF_VERSION;
+// CONFORMANCE_RECORD=cleanup; scripts/conformance-record.sh cleanup), each run in a state dir
+// of cleanupRootLen bytes so that the offline test sees the same sizes.
 func TestRecordCleanupOracle(t *testing.T) {
 	if os.Getenv("CONFORMANCE_RECORD") != "cleanup" {
 		t.Skip("CONFORMANCE_RECORD=cleanup records the cleanup oracle")
 	}
 	ref := reference(t)
+	rel := refRelease()
 	var out bytes.Buffer
 	for _, sc := range Scenarios(60) {
 		r := generatedRun(t, fixedRoot(t), sc)
+		r.release = rel
 		want, _, err := runReference(ref, r)
 		if err != nil {
 			t.Fatalf("%s: reference: %v", sc.Name, err)
@@ -231,14 +235,15 @@ func TestRecordCleanupOracle(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: recorded, but ours differs (-openclaw +clawdoctor)\n%s", sc.Name, diff)
 		}
-		line, _ := json.Marshal(cleanupRecord{Name: sc.Name, Summary: want})
+		line, _ := json.Marshal(cleanupRecord{Name: sc.Name, Summary: want.Summary, ModelRunPruned: want.ModelRunPruned})
 		out.Write(append(line, '\n'))
 	}
-	if err := os.MkdirAll(filepath.Dir(cleanupGolden), 0o755); err != nil {
+	golden := cleanupGolden(rel)
+	if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cleanupGolden, out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("recorded %d runs in %s", len(Scenarios(60)), cleanupGolden)
+	t.Logf("recorded %d runs in %s", len(Scenarios(60)), golden)
 }

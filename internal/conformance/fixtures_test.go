@@ -14,7 +14,6 @@ import (
 	"github.com/clawdoctor/clawdoctor/fixtures"
 	"github.com/clawdoctor/clawdoctor/internal/conformance/harness"
 	"github.com/clawdoctor/clawdoctor/internal/openclaw"
-	"github.com/clawdoctor/clawdoctor/internal/retention"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 )
 
@@ -121,7 +120,7 @@ func transcripts(t *testing.T, dir string) []string {
 }
 
 // runReferenceAt is runReference against release rel.
-func runReferenceAt(ref string, r run, rel string) (retention.Summary, []byte, error) {
+func runReferenceAt(ref string, r run, rel string) (outcome, []byte, error) {
 	old, had := os.LookupEnv("OPENCLAW_REF_VERSION")
 	os.Setenv("OPENCLAW_REF_VERSION", rel)
 	defer func() {

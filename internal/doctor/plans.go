@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/internal/audit"
 	"github.com/clawdoctor/clawdoctor/internal/config"
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 	"github.com/clawdoctor/clawdoctor/internal/retention"
 	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/repair"
@@ -262,7 +263,8 @@ func checkCleanupPlan(ctx context.Context, st *state) ([]Problem, error) {
 		if err != nil {
 			continue // a corrupt store is reported by checkStore
 		}
-		plan := retention.Make(&l.Input, retention.Options{Settings: settings, Now: st.opts.Now, DryRun: true})
+		plan := retention.Make(&l.Input, retention.Options{Settings: settings, Now: st.opts.Now, DryRun: true,
+			ModelRuns: st.opts.Release.Has(openclaw.CleanupPrunesModelRuns)})
 		if !plan.Changes() {
 			continue
 		}

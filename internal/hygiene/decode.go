@@ -21,6 +21,9 @@ func ImageDecodeError(block map[string]any) error {
 	data, _ := block["data"].(string)
 	canon := canonicalBase64(jsTrim(data))
 	if canon == "" {
+		canon = canonicalBase64Padded(jsTrim(data))
+	}
+	if canon == "" {
 		return nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(canon)

@@ -336,6 +336,60 @@ func canonicalBase64(s string) string {
 	return out
 }
 
+// canonicalBase64Padded is 2026.7.35's canonicalizeBase64: as canonicalBase64, but a payload
+// 2 or 3 characters past a multiple of 4 with no "=" is padded, and one whose padding leaves
+// set bits in its last character is refused.
+func canonicalBase64Padded(s string) string {
+	var b strings.Builder
+	padding, sawPad := 0, false
+	var last byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 32 {
+			continue
+		}
+		if c == '=' {
+			padding++
+			if padding > 2 {
+				return ""
+			}
+			sawPad = true
+			b.WriteByte('=')
+			continue
+		}
+		if sawPad || !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+			return ""
+		}
+		last = c
+		b.WriteByte(c)
+	}
+	out := b.String()
+	if out == "" {
+		return ""
+	}
+	eff := padding
+	if rem := len(out) % 4; rem != 0 {
+		if sawPad || rem == 1 {
+			return ""
+		}
+		out += strings.Repeat("=", 4-rem)
+		eff = 4 - rem
+	}
+	mask := 0
+	switch eff {
+	case 1:
+		mask = 3
+	case 2:
+		mask = 15
+	}
+	if mask != 0 && strings.IndexByte(b64Alphabet, last)&mask != 0 {
+		return ""
+	}
+	return out
+}
+
+const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
 // canonicalBase64Classic is 2026.3.13's canonicalizeBase64: every JavaScript white space
 // (/\s+/g) removed, then valid only as /^[A-Za-z0-9+/]+={0,2}$/ with a length that is a
 // multiple of 4. Unlike the later one it does not skip other control characters (a NUL inside
@@ -396,8 +450,11 @@ func sanitizeImageBlocks(bl []any, ref string, io ImageOptions, r Release, st *S
 			continue
 		}
 		canon := canonicalBase64(data)
-		if !r.atLeast(Release20260424) {
+		switch {
+		case !r.atLeast(Release20260424):
 			canon = canonicalBase64Classic(data)
+		case r.atLeast(Release20260735):
+			canon = canonicalBase64Padded(data)
 		}
 		if canon == "" {
 			out = append(out, textBlock(fmt.Sprintf("[%s] omitted image payload: invalid base64", imageLabel)))
@@ -738,6 +795,9 @@ func jpegSize(b []byte) (int, int, bool) {
 func ImageOverLimits(block map[string]any) bool {
 	data, _ := block["data"].(string)
 	canon := canonicalBase64(jsTrim(data))
+	if canon == "" {
+		canon = canonicalBase64Padded(jsTrim(data)) // 2026.7.35 sends unpadded payloads padded
+	}
 	if canon == "" {
 		return false
 	}

@@ -12,12 +12,13 @@ const (
 	Release20260313 Release = "2026.3.13"
 	Release20260424 Release = "2026.4.24"
 	Release20260611 Release = "2026.6.11"
+	Release20260735 Release = "2026.7.35"
 	// DefaultRelease is the newest verified JSONL-era release (openclaw.DefaultVersion).
-	DefaultRelease = Release20260611
+	DefaultRelease = Release20260735
 )
 
 // Releases lists the supported releases, oldest first.
-var Releases = []Release{Release20260313, Release20260424, Release20260611}
+var Releases = []Release{Release20260313, Release20260424, Release20260611, Release20260735}
 
 // ParseRelease returns the supported release named s ("" is DefaultRelease).
 func ParseRelease(s string) (Release, error) {

@@ -25,6 +25,20 @@ const (
 	// writes a new header before its entries; earlier releases rewrite it with a bare header,
 	// losing every entry.
 	LoaderKeepsHeaderlessEntries
+	// UnpaddedBase64: canonicalizeBase64 pads a payload 2 or 3 characters past a multiple of 4
+	// that has no "=", and refuses one whose padding leaves set bits in its last character: an
+	// image with unpadded base64 is no longer corrupt (repair keeps it, replay sends it padded).
+	UnpaddedBase64
+	// LoaderNormalizesContent: the session loader turns the string content of an assistant or
+	// toolResult message into one text block, and the object content of a toolResult into a list
+	// of it (normalizeLoadedFileEntry); before, OpenClaw sent such a tool result as
+	// "[empty content omitted]".
+	LoaderNormalizesContent
+	// CleanupPrunesModelRuns: `sessions cleanup` (enforce mode) first removes gateway model-run
+	// probe rows (agent:<a>:explicit:model-run-<uuid>) idle over 24 h when the store holds more
+	// rows than maxEntries, and counts them as modelRunPruned (pruneStaleModelRunEntries); 2026.6.11
+	// leaves them to the age prune, counted as pruned.
+	CleanupPrunesModelRuns
 )
 
 type featureInfo struct {
@@ -39,6 +53,9 @@ var features = map[Feature]featureInfo{
 	RepairReplacesCorruptImages:        {"repair replaces corrupt base64 image blocks", MustParse("2026.6.11")},
 	RepairInsertsDeliveryMirrorResults: {"repair inserts results of message tool calls mirrored by delivery-mirror", MustParse("2026.6.11")},
 	LoaderKeepsHeaderlessEntries:       {"the loader keeps the entries of a file without a header", MustParse("2026.6.11")},
+	UnpaddedBase64:                     {"unpadded base64 images are accepted and padded", MustParse("2026.7.35")},
+	LoaderNormalizesContent:            {"the loader turns string and object message content into blocks", MustParse("2026.7.35")},
+	CleanupPrunesModelRuns:             {"cleanup prunes stale gateway model-run probes first", MustParse("2026.7.35")},
 }
 
 func (f Feature) String() string { return features[f].name }

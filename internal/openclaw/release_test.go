@@ -43,7 +43,9 @@ func TestBehavesAndHas(t *testing.T) {
 		{"2026.4.24", "2026.4.24", true, false},
 		{"2026.5.20", "2026.4.24", false, false},
 		{"2026.6.11", "2026.6.11", true, true},
-		{"2026.9.6", "2026.6.11", false, true},
+		{"2026.7.35", "2026.7.35", true, true},
+		{"2026.7.20", "2026.6.11", false, true},
+		{"2026.9.6", "2026.7.35", false, true},
 		{"2026.1.5", "2026.3.13", false, false},
 	} {
 		r := openclaw.MustParse(tc.r)

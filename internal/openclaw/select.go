@@ -14,12 +14,12 @@ type Selection struct {
 	Note    string  `json:"note,omitempty"` // set when the release is not verified: which verified release it behaves as
 }
 
-// Describe is one line for reports: "2026.6.11 (from /x/openclaw.json meta.lastTouchedVersion)".
+// Describe is one line for reports: "2026.7.35 (from /x/openclaw.json meta.lastTouchedVersion)".
 func (s Selection) Describe() string {
 	out := s.Release.String()
 	switch s.Source {
 	case "default":
-		out += " (default: the newest JSONL-era release clawdoctor is verified against; " + NewestJSONL + ", the era's last, is not yet)"
+		out += " (default: the JSONL era's last release, verified)"
 	case "--openclaw-version":
 		out += " (--openclaw-version)"
 	default:

@@ -23,6 +23,9 @@ func buildContext(ctx context.Context, path []*session.Entry, name string, o Opt
 	if hygiene.CompareReleases(orDefault(o.Release), hygiene.Release20260611) >= 0 {
 		build = session.BuildContextStrict
 	}
+	if hygiene.CompareReleases(orDefault(o.Release), hygiene.Release20260735) >= 0 {
+		normalizeLoaded(path)
+	}
 	sc := build(path)
 	ci.ThinkingLevel, ci.Model, ci.PathEntries = sc.ThinkingLevel, sc.Model, len(sc.Path)
 	if len(sc.Path) == 0 {
@@ -222,4 +225,45 @@ func modelSnapshot(snap *hygiene.Snapshot, api string, o Options) ModelSnapshot 
 		ms.Reason = fmt.Sprintf("model changed from %s/%s (%s)", ms.Provider, ms.ModelID, ms.ModelAPI)
 	}
 	return ms
+}
+
+// normalizeLoaded is 2026.7.35's normalizeLoadedFileEntry, which its session loader runs on
+// every entry it parses (openclaw.LoaderNormalizesContent): the string content of an assistant
+// or toolResult message becomes one text block, and the object content of a toolResult a list
+// of it. Earlier releases left them, and a tool result's string was sent as "[empty content
+// omitted]".
+func normalizeLoaded(path []*session.Entry) {
+	for _, e := range path {
+		if e.Raw == nil || e.Type != session.TypeMessage {
+			continue
+		}
+		msg, ok, _ := session.GetField(e.Raw, "message")
+		if !ok || len(msg) == 0 || msg[0] != '{' {
+			continue
+		}
+		roleRaw, ok, _ := session.GetField(msg, "role")
+		if !ok {
+			continue
+		}
+		var role string
+		if json.Unmarshal(roleRaw, &role) != nil {
+			continue
+		}
+		content, ok, _ := session.GetField(msg, "content")
+		if !ok || len(content) == 0 {
+			continue
+		}
+		var repl []byte
+		switch {
+		case (role == "assistant" || role == "toolResult") && content[0] == '"':
+			repl = append(append([]byte(`[{"type":"text","text":`), content...), "}]"...)
+		case role == "toolResult" && content[0] == '{':
+			repl = append(append([]byte("["), content...), ']')
+		}
+		if repl != nil {
+			if raw, err := session.SetField(e.Raw, "message.content", repl); err == nil {
+				e.Raw = raw
+			}
+		}
+	}
 }

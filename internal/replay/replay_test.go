@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -237,7 +238,7 @@ func TestBranchSummaryAndThinkingLevel(t *testing.T) {
 
 // TestMigrationAndMissingHeader: a v1 transcript is migrated in memory as pi does on load
 // (ids chained, hookMessage renamed to custom), for Run and RunFile alike. A file without a
-// header is recovered by OpenClaw 2026.6.11 (replayed, with a warning) and loads nothing in
+// header is recovered by OpenClaw 2026.6.11 and later (replayed, with a warning) and loads nothing in
 // older releases.
 func TestMigrationAndMissingHeader(t *testing.T) {
 	v1 := `{"type":"session","id":"S","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/p"}
@@ -263,7 +264,7 @@ func TestMigrationAndMissingHeader(t *testing.T) {
 	}
 	headless := strings.SplitN(example, "\n", 2)[1]
 	res := run(t, headless, replay.Options{})
-	if len(res.Context.Warnings) == 0 || !strings.Contains(res.Context.Warnings[0], "no readable session header: OpenClaw 2026.6.11 backs the file up") ||
+	if len(res.Context.Warnings) == 0 || !strings.Contains(res.Context.Warnings[0], "no readable session header: OpenClaw 2026.7.35 backs the file up") ||
 		res.Context.SkippedLines != 0 || len(res.Messages) != 5 {
 		t.Errorf("headerless: warnings %q skipped %d messages %d", res.Context.Warnings, res.Context.SkippedLines, len(res.Messages))
 	}
@@ -424,7 +425,7 @@ func TestLeafOfOldReleases(t *testing.T) {
 			if base.Compaction.Blocked != "" || len(base.Messages) == 0 {
 				t.Fatalf("example: blocked %q, %d messages", base.Compaction.Blocked, len(base.Messages))
 			}
-			old := r != hygiene.Release20260611
+			old := hygiene.CompareReleases(r, hygiene.Release20260611) < 0
 			for _, res := range both(t, noID, o) {
 				// (2026.6.11 leaves an entry without an id out of its tree: not compared)
 				if old && !cmp.Equal(base.Messages, res.Messages) {
@@ -442,5 +443,36 @@ func TestLeafOfOldReleases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// 2026.7.35's loader turns the string content of an assistant or toolResult message into a
+// text block, and a toolResult's object content into a list of it (normalizeLoadedFileEntry):
+// the tool results below reach the provider with their text, where 2026.6.11 sent
+// "[empty content omitted]" (gen/1/468 of the replay differential, 883 comparisons).
+func TestLoaderNormalizesContent(t *testing.T) {
+	src := `{"type":"session","version":3,"id":"s","timestamp":"2026-05-01T08:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"u1","parentId":null,"timestamp":"2026-05-01T08:00:01.000Z","message":{"role":"user","content":"run it","timestamp":1}}
+{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-05-01T08:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"exec","arguments":{}},{"type":"toolCall","id":"c2","name":"exec","arguments":{}}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":2}}
+{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-05-01T08:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"exec","content":"string result","isError":false,"timestamp":3}}
+{"type":"message","id":"r2","parentId":"r1","timestamp":"2026-05-01T08:00:04.000Z","message":{"role":"toolResult","toolCallId":"c2","toolName":"exec","content":{"type":"text","text":"object result"},"isError":false,"timestamp":4}}
+{"type":"message","id":"a2","parentId":"r2","timestamp":"2026-05-01T08:00:05.000Z","message":{"role":"assistant","content":"done","api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":5}}
+`
+	texts := func(r hygiene.Release) string {
+		res := run(t, src, replay.Options{Release: r})
+		b, _ := json.Marshal(res.Messages)
+		return string(b)
+	}
+	old, now := texts(hygiene.Release20260611), texts(hygiene.Release20260735)
+	if !strings.Contains(old, "[empty content omitted]") || strings.Contains(old, "string result") {
+		t.Errorf("2026.6.11 sends the string tool result as empty: %s", old)
+	}
+	for _, want := range []string{`"text":"string result"`, `"text":"object result"`, `"text":"done"`} {
+		if !strings.Contains(now, want) {
+			t.Errorf("2026.7.35 does not send %s: %s", want, now)
+		}
+	}
+	if strings.Contains(now, "[empty content omitted]") {
+		t.Errorf("2026.7.35: %s", now)
 	}
 }

@@ -22,27 +22,33 @@ var imageMime = regexp.MustCompile(`^(?i:image)/`)
 func ImageMime(s string) bool { return imageMime.MatchString(JSTrim(s)) }
 
 // CorruptImageData reports whether data, an image block's decoded "data" string, is corrupt
-// to OpenClaw 2026.6.11.
-func CorruptImageData(data string) bool { return corruptImage(data) }
+// to OpenClaw 2026.6.11; unpadded is the base64 rule of 2026.7.35 (UnpaddedBase64).
+func CorruptImageData(data string, unpadded bool) bool { return corruptImage(data, unpadded) }
 
 // CorruptImageBytes is CorruptImageData of a []byte (audit's fastjson value), without a copy.
-func CorruptImageBytes(data []byte) bool { return corruptImage(data) }
+func CorruptImageBytes(data []byte, unpadded bool) bool { return corruptImage(data, unpadded) }
 
 // corruptImage is one pass over the payload, with no copy of it: audit runs it on every image
 // of every transcript, and images are most of a transcript's bytes. It gives the verdict of
 // OpenClaw's steps in order (containsNonAscii, canonicalizeBase64, then the sniffer on the
 // first 128 canonical characters) because every failure of any step gives the same answer.
-func corruptImage[T ~string | ~[]byte](data T) bool {
-	var head [128]byte // the first canonical characters, for the sniffer
+//
+// unpadded is 2026.7.35's canonicalizeBase64: a payload whose length is 2 or 3 past a multiple
+// of 4, with no "=" at all, is padded instead of refused, and the bits the padding leaves
+// unused in the last character must be zero (2026.6.11 accepts any).
+func corruptImage[T ~string | ~[]byte](data T, unpadded bool) bool {
+	var head [132]byte // the first canonical characters, for the sniffer (and padding)
 	nh, n, padding := 0, 0, 0
+	var last byte // the last base64 data character
 	i := 0
-	for ; i < len(data) && nh < len(head); i++ {
+	for ; i < len(data) && nh < 128; i++ {
 		c := data[i]
 		switch b64Class[c] {
 		case b64Char:
 			if padding > 0 { // nothing but "=" after the first "="
 				return true
 			}
+			last = c
 		case b64Pad:
 			if padding++; padding > 2 {
 				return true
@@ -72,6 +78,9 @@ func corruptImage[T ~string | ~[]byte](data T) bool {
 		if j > i && padding > 0 {
 			return true
 		}
+		if j > i {
+			last = data[j-1]
+		}
 		n += j - i
 		if j == len(data) {
 			break
@@ -88,12 +97,48 @@ func corruptImage[T ~string | ~[]byte](data T) bool {
 		}
 		i = j + 1
 	}
-	if n == 0 || n%4 != 0 {
+	if n == 0 {
 		return true
 	}
-	var dec [96]byte
-	m, err := base64.StdEncoding.Decode(dec[:], head[:nh])
+	if rem := n % 4; rem != 0 {
+		if !unpadded || padding > 0 || rem == 1 {
+			return true
+		}
+		if nh == n { // the whole payload is in head: the sniffer sees the padded form
+			for k := rem; k < 4; k++ {
+				head[nh] = '='
+				nh++
+			}
+		}
+		padding = 4 - rem
+	}
+	if unpadded && padding > 0 {
+		mask := byte(3) // one "=": the last character's low 2 bits are unused
+		if padding == 2 {
+			mask = 15
+		}
+		if b64Value(last)&mask != 0 {
+			return true
+		}
+	}
+	var dec [99]byte
+	m, err := base64.StdEncoding.Decode(dec[:], head[:min(nh, 128)])
 	return err != nil || !sniffImage(dec[:m])
+}
+
+// b64Value is a base64 character's 6-bit value.
+func b64Value(c byte) byte {
+	switch {
+	case c >= 'A' && c <= 'Z':
+		return c - 'A'
+	case c >= 'a' && c <= 'z':
+		return c - 'a' + 26
+	case c >= '0' && c <= '9':
+		return c - '0' + 52
+	case c == '+':
+		return 62
+	}
+	return 63
 }
 
 const (

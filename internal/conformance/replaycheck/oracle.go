@@ -25,10 +25,10 @@ import (
 )
 
 // DefaultRelease is the release the engines follow by default: the newest JSONL-era one.
-const DefaultRelease = "2026.6.11"
+const DefaultRelease = "2026.7.35"
 
 // RecordedReleases are the verified releases, whose oracle answers are recorded under testdata/.
-var RecordedReleases = []string{"2026.3.13", "2026.4.24", "2026.6.11"}
+var RecordedReleases = []string{"2026.3.13", "2026.4.24", "2026.6.11", "2026.7.35"}
 
 // Oracle runs one Node driver of internal/conformance/oracle under one OpenClaw release.
 type Oracle struct {
