@@ -62,7 +62,7 @@ func Check(b []byte) error {
 // It lets a caller split values glued on one line ({...}{...}) and find where a torn line
 // stops: call it again on b[end:] while bytes remain.
 func ValueEnd(b []byte) (int, error) {
-	end, msg := scanValue(b, 0)
+	end, msg := scanValue(b, 0, nil)
 	if msg != "" {
 		return 0, &SyntaxError{Offset: end, Msg: msg, Deep: msg == msgTooDeep}
 	}
@@ -80,7 +80,7 @@ func Values(b []byte) (ends []int, err error) {
 		if i == len(b) && len(ends) > 0 {
 			return ends, nil
 		}
-		end, msg := scanValue(b, i)
+		end, msg := scanValue(b, i, nil)
 		if msg != "" {
 			return ends, &SyntaxError{Offset: end, Msg: msg}
 		}
@@ -105,11 +105,14 @@ func skipSpace(b []byte, i int) int {
 
 // scanValue scans one value starting at or after i. It returns the offset after the value, or
 // the offset of the offending byte and a message. It is an explicit-stack state machine, so
-// nesting costs no recursion; strings are skipped eight bytes at a time.
-func scanValue(b []byte, i int) (int, string) {
+// nesting costs no recursion; strings are skipped eight bytes at a time. It is the one JSON
+// grammar of the project: Check, Values and the Reader call it with sc nil; repair's planner
+// calls it through a Scanner (scanner.go), which sc makes it report to in the same pass.
+func scanValue(b []byte, i int, sc *Scanner) (int, string) {
 	var small [64]byte
 	stack := small[:0] // '{' or '[' per open container
 	n := len(b)
+	member := false // the value about to start is the member value of an object at depth ≤ 2
 value:
 	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -117,11 +120,20 @@ value:
 	if i >= n {
 		return n, "unexpected end of line, want a value"
 	}
+	if member {
+		sc.open[len(stack)].V0 = i
+		member = false
+	}
 	switch c := b[i]; c {
 	case '"':
+		s := i
 		var msg string
-		if i, _, msg = scanString(b, i+1); msg != "" {
+		var esc bool
+		if i, esc, msg = scanString(b, i+1); msg != "" {
 			return i, msg
+		}
+		if sc != nil {
+			sc.sawString(b[s:i], esc)
 		}
 	case '{':
 		if len(stack) >= MaxDepth {
@@ -176,6 +188,9 @@ after:
 	if len(stack) == 0 {
 		return i, ""
 	}
+	if sc != nil && sc.Collect && len(stack) <= 2 && stack[len(stack)-1] == '{' {
+		sc.closeMember(len(stack), i) // the value just ended is a member of that object
+	}
 	i = skipSpace(b, i)
 	if i >= n {
 		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1])
@@ -206,9 +221,18 @@ key:
 		return i, fmt.Sprintf("invalid character %s, want an object key string", quoteByte(b[i]))
 	}
 	{
+		k0 := i
 		var msg string
-		if i, _, msg = scanString(b, i+1); msg != "" {
+		var esc bool
+		if i, esc, msg = scanString(b, i+1); msg != "" {
 			return i, msg
+		}
+		if sc != nil {
+			sc.sawString(b[k0:i], esc)
+			if sc.Collect && len(stack) <= 2 {
+				sc.open[len(stack)] = Member{Depth: len(stack), K0: k0, K1: i}
+				member = true
+			}
 		}
 	}
 	i = skipSpace(b, i)

@@ -343,12 +343,12 @@ type planner struct {
 	end     int64 // stream size so far
 	emitted int   // edits handed to emit
 
-	sc      scanner
-	sc2     scanner
-	clean   []byte // line content without NULs
-	segs    []seg  // clean → source mapping for NUL lines
+	sc      jsonl.Scanner // the line's value
+	sc2     jsonl.Scanner // probes inside the line (headerAt, entryAt, entry fields)
+	clean   []byte        // line content without NULs
+	segs    []seg         // clean → source mapping for NUL lines
 	nul     bool
-	ready   bool  // p.sc.members hold the members of the line's single value
+	ready   bool  // p.sc.Members hold the members of the line's single value
 	base    int64 // source offset of the line content's first byte
 	nValues int   // values kept so far (the first one must be the header)
 	header  bool  // the first value was a valid header
@@ -657,23 +657,22 @@ func preview(b []byte) string {
 // header) is accepted, so a nested object of a torn line is never promoted to an entry.
 func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 	sc := &p.sc
-	*sc = scanner{b: c, collect: true, members: sc.members[:0]}
+	*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
 	p.ready = false
-	if e := sc.value(start); e >= 0 && skipSpace(c, e) == len(c) {
+	if e := sc.Value(c, start); e >= 0 && skipSpace(c, e) == len(c) {
 		p.ready = true // the common case: one valid value, members already collected
 		return []value{{s: start, e: e}}, false
 	}
-	if sc.tooDeep {
+	if sc.TooDeep {
 		p.deep = true // not broken, only deeper than we examine: the caller keeps it
 		return nil, false
 	}
-	sc.collect = false
+	sc.Collect = false
 	i := start
 	budget := 8*len(c) + 1<<20
 	afterValue := false
 	for i < len(c) {
-		sc.depth = 0
-		e := sc.value(i)
+		e := sc.Value(c, i)
 		if e >= 0 && (i == start || (afterValue && c[i] == '{')) {
 			vals = append(vals, value{s: i, e: e})
 			i = skipSpace(c, e)
@@ -685,7 +684,7 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 		afterValue = false
 		q := i + 1
 		found := false
-		for q < len(c) && sc.work < budget {
+		for q < len(c) && sc.Work < budget {
 			k := bytes.IndexByte(c[q:], '{')
 			if k < 0 {
 				break
@@ -702,8 +701,7 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 		}
 		i = q
 		afterValue = true
-		sc.depth = 0
-		e = sc.value(i)
+		e = sc.Value(c, i)
 		vals = append(vals, value{s: i, e: e})
 		i = skipSpace(c, e)
 	}
@@ -714,20 +712,20 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 // non-empty string id).
 func (p *planner) headerAt(c []byte, i int) bool {
 	sc := &p.sc2
-	*sc = scanner{b: c, collect: true, members: sc.members[:0]}
-	if sc.value(i) < 0 {
+	*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
+	if sc.Value(c, i) < 0 {
 		return false
 	}
 	var typ, id []byte
-	for _, m := range sc.members {
-		if m.depth != 1 {
+	for _, m := range sc.Members {
+		if m.Depth != 1 {
 			continue
 		}
-		switch keyName(c[m.k0:m.k1]) {
+		switch keyName(c[m.K0:m.K1]) {
 		case "type":
-			typ = c[m.v0:m.v1]
+			typ = c[m.V0:m.V1]
 		case "id":
-			id = c[m.v0:m.v1]
+			id = c[m.V0:m.V1]
 		}
 	}
 	t, _ := strValue(typ)
@@ -738,22 +736,22 @@ func (p *planner) headerAt(c []byte, i int) bool {
 // entryAt returns the end of an entry-looking object at c[q:], or -1.
 func (p *planner) entryAt(c []byte, q int) int {
 	sc := &p.sc2
-	*sc = scanner{b: c, collect: true, members: sc.members[:0], far: q}
-	e := sc.value(q)
-	p.sc.work += max(sc.far, e) - q + 1
+	*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
+	e := sc.Value(c, q)
+	p.sc.Work += sc.Work + 1
 	if e < 0 {
 		return -1
 	}
 	var typ []byte
 	hasParent := false
-	for _, m := range sc.members {
-		if m.depth != 1 {
+	for _, m := range sc.Members {
+		if m.Depth != 1 {
 			continue
 		}
 		switch {
-		case tokIs(c[m.k0:m.k1], "type"):
-			typ = c[m.v0:m.v1]
-		case tokIs(c[m.k0:m.k1], "parentId"):
+		case tokIs(c[m.K0:m.K1], "type"):
+			typ = c[m.V0:m.V1]
+		case tokIs(c[m.K0:m.K1], "parentId"):
 			hasParent = true
 		}
 	}
@@ -782,7 +780,7 @@ type entryFields struct {
 	typ, id, parentID, msg, timestamp [2]int
 	hasType, hasMsg, hasID, hasParID  bool
 	m                                 msgFields // of the last "message" member, as JSON.parse keeps it
-	image                             bool      // the value may hold an image block (scanner.image)
+	image                             bool      // the value may hold an image block (jsonl.Scanner.Image)
 }
 
 // keyName returns the key of a key token when it is one the rules read, else "". The switch
@@ -841,18 +839,18 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 	if p.ready {
 		sc = &p.sc
 	} else {
-		*sc = scanner{b: c, collect: true, members: sc.members[:0]}
-		sc.value(v.s)
+		*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
+		sc.Value(c, v.s)
 	}
-	f := entryFields{image: sc.image}
+	f := entryFields{image: sc.Image}
 	var cur msgFields // members of the "message" object being read
-	for _, m := range sc.members {
-		k := keyName(c[m.k0:m.k1])
+	for _, m := range sc.Members {
+		k := keyName(c[m.K0:m.K1])
 		if k == "" {
 			continue
 		}
-		r := [2]int{m.v0, m.v1}
-		if m.depth == 1 {
+		r := [2]int{m.V0, m.V1}
+		if m.Depth == 1 {
 			switch k {
 			case "type":
 				f.typ, f.hasType = r, true
@@ -869,7 +867,7 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 			}
 			continue
 		}
-		if keyName(c[m.parentKey0:m.parentKey1]) != "message" {
+		if keyName(c[m.ParentK0:m.ParentK1]) != "message" {
 			continue
 		}
 		switch k { // a repeated key: the last one wins, as in JSON.parse
@@ -1110,11 +1108,10 @@ func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool
 // elements returns the element token ranges of the (valid) array token r.
 func (p *planner) elements(c []byte, r [2]int) [][2]int {
 	var out [][2]int
-	sc := scanner{b: c}
+	var sc jsonl.Scanner
 	i := skipSpace(c, r[0]+1)
 	for i < r[1]-1 {
-		sc.depth = 0
-		e := sc.value(i)
+		e := sc.Value(c, i)
 		if e < 0 {
 			break
 		}
@@ -1133,13 +1130,13 @@ func objectMembers(c []byte, r [2]int) map[string][2]int {
 	if c[r[0]] != '{' {
 		return nil
 	}
-	sc := scanner{b: c, collect: true}
-	sc.value(r[0])
+	sc := jsonl.Scanner{Collect: true}
+	sc.Value(c, r[0])
 	out := map[string][2]int{}
-	for _, m := range sc.members {
-		if m.depth == 1 {
-			if k, ok := strValue(c[m.k0:m.k1]); ok {
-				out[k] = [2]int{m.v0, m.v1}
+	for _, m := range sc.Members {
+		if m.Depth == 1 {
+			if k, ok := strValue(c[m.K0:m.K1]); ok {
+				out[k] = [2]int{m.V0, m.V1}
 			}
 		}
 	}

@@ -44,7 +44,7 @@ type StoreMember struct {
 // the way OpenClaw writes them (two spaces and a quote), so one bad entry or a garbage tail
 // costs only what is damaged. It returns the members kept and the damaged regions skipped.
 func SalvageStore(data []byte) (members []StoreMember, damaged []string) {
-	sc := scanner{b: data}
+	var sc jsonl.Scanner
 	i := skipSpace(data, 0)
 	resync := func(from int, why string) int {
 		damaged = append(damaged, fmt.Sprintf("byte %d: %s", from, why))
@@ -81,8 +81,7 @@ func SalvageStore(data []byte) (members []StoreMember, damaged []string) {
 			i = resync(i, "expected a key")
 			continue
 		}
-		sc.depth = 0
-		k1 := sc.str(i)
+		k1 := jsonl.StringEnd(data, i)
 		if k1 < 0 {
 			i = resync(i, "damaged key")
 			continue
@@ -93,8 +92,7 @@ func SalvageStore(data []byte) (members []StoreMember, damaged []string) {
 			continue
 		}
 		j = skipSpace(data, j+1)
-		sc.depth = 0
-		v1 := sc.value(j)
+		v1 := sc.Value(data, j)
 		if v1 < 0 {
 			i = resync(i, "damaged entry "+preview(data[i:k1]))
 			continue
