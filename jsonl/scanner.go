@@ -45,15 +45,14 @@ func (s *Scanner) Value(b []byte, i int) int {
 	return end
 }
 
-// sawString notes a string token (quotes included) for Image.
-func (s *Scanner) sawString(tok []byte, esc bool) {
-	if s.Image {
-		return
-	}
-	if esc {
+// sawString notes a string token (quotes included) for Image; esc is scanString's.
+func (s *Scanner) sawString(tok []byte, esc uint8) {
+	switch {
+	case s.Image:
+	case esc == 0:
+		s.Image = len(tok) == 7 && string(tok[1:6]) == "image"
+	case esc&escU != 0: // rare: only then can an escape spell a letter of "image"
 		s.Image = bytes.Contains(tok, []byte(`\u006`))
-	} else if len(tok) == 7 && string(tok[1:6]) == "image" {
-		s.Image = true
 	}
 }
 

@@ -134,7 +134,7 @@ func (d *Doc) parseShaped(b []byte) bool {
 			if msg != "" {
 				return false
 			}
-			v.end, v.esc = int32(end-1), esc
+			v.end, v.esc = int32(end-1), esc != 0
 			pos = end
 		case TypeNumber:
 			if pos >= len(b) {

@@ -172,7 +172,7 @@ value:
 		if msg != "" {
 			return toks, false, false
 		}
-		toks = push(toks, TypeString, esc, i+1, end-1)
+		toks = push(toks, TypeString, esc != 0, i+1, end-1)
 		i = end
 	case '{', '[':
 		if len(stack) >= docMaxDepth {
@@ -266,7 +266,7 @@ key:
 		if msg != "" {
 			return toks, false, false
 		}
-		toks = push(toks, typeKey, esc, i+1, end-1)
+		toks = push(toks, typeKey, esc != 0, i+1, end-1)
 		i = skipSpace(b, end)
 	}
 	if i >= n || b[i] != ':' {

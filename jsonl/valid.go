@@ -128,7 +128,7 @@ value:
 	case '"':
 		s := i
 		var msg string
-		var esc bool
+		var esc uint8
 		if i, esc, msg = scanString(b, i+1); msg != "" {
 			return i, msg
 		}
@@ -223,7 +223,7 @@ key:
 	{
 		k0 := i
 		var msg string
-		var esc bool
+		var esc uint8
 		if i, esc, msg = scanString(b, i+1); msg != "" {
 			return i, msg
 		}
@@ -247,6 +247,12 @@ key:
 }
 
 const msgTooDeep = "nesting deeper than 10000"
+
+// The escapes scanString reports.
+const (
+	escAny uint8 = 1 << iota // any escape
+	escU                     // a \u escape
+)
 
 func containerName(c byte) string {
 	if c == '{' {
@@ -290,12 +296,13 @@ func special(x uint64) uint64 {
 }
 
 // scanString scans string contents from i (just after the opening quote) and returns the
-// offset after the closing quote, and whether the string holds an escape. Short strings are scanned two words at a time; once a string
+// offset after the closing quote, and its escapes: escAny if it holds one, with escU too if one
+// of them is a \u escape (jsonl.Scanner's image hint looks into those only). Short strings are scanned two words at a time; once a string
 // runs past 1 KiB without an escape it is skipped by skipLong (measured: a lower threshold slows
 // text with frequent escapes, a higher one loses the gain on base64 images).
-func scanString(b []byte, i int) (int, bool, string) {
+func scanString(b []byte, i int) (int, uint8, string) {
 	n := len(b)
-	esc := false
+	var esc uint8
 	for {
 		var run int
 		// most strings of an entry are short (keys, ids, roles): one word first
@@ -334,7 +341,7 @@ func scanString(b []byte, i int) (int, bool, string) {
 		case c == '"':
 			return i + 1, esc, ""
 		case c == '\\':
-			esc = true
+			esc |= escAny
 			if i+1 >= n {
 				return n, esc, "unexpected end of line in string escape"
 			}
@@ -342,6 +349,7 @@ func scanString(b []byte, i int) (int, bool, string) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
+				esc |= escU
 				for k := 2; k < 6; k++ {
 					if i+k >= n {
 						return n, esc, "unexpected end of line in \\u escape"
