@@ -104,25 +104,45 @@ func skipSpace(b []byte, i int) int {
 }
 
 // scanValue scans one value starting at or after i. It returns the offset after the value, or
-// the offset of the offending byte and a message. It is an explicit-stack state machine, so
-// nesting costs no recursion; strings are skipped eight bytes at a time. It is the one JSON
-// grammar of the project: Check, Values and the Reader call it with sc nil; repair's planner
-// calls it through a Scanner (scanner.go), which sc makes it report to in the same pass.
+// the offset of the offending byte and a message. Check, Values and the Reader call it with sc
+// nil; repair's planner calls it through a Scanner (scanner.go), which sc makes it report to.
 func scanValue(b []byte, i int, sc *Scanner) (int, string) {
-	var small [64]byte
-	stack := small[:0] // '{' or '[' per open container
+	end, msg, _, _ := walk(b, i, sc, nil, false)
+	return end, msg
+}
+
+// walk is the one JSON grammar of the project: an explicit-stack state machine (nesting costs
+// no recursion; strings are skipped eight bytes at a time) that scans one value starting at or
+// after i and returns the offset after it, or the offset of the offending byte and a message.
+// Its callers differ only in what it notes on the way:
+//   - nothing (sc nil, tape false): Check, Values, the Reader's verdicts;
+//   - sc: the members of the top two object levels and an image hint (repair's planner);
+//   - tape: a token per value and key appended to toks (Doc.Parse, the audit's reader), at most
+//     docMaxDepth levels and DocMaxValues tokens (big: the line was refused for its size).
+//
+// A stack entry is the open container's token index << 1 (tape only), | 1 for an array.
+func walk(b []byte, i int, sc *Scanner, toks []tok, tape bool) (_ int, _ string, _ []tok, big bool) {
+	var small [32]int32 // deeper lines grow it on the heap (rare: entries nest a few levels)
+	stack := small[:0]
 	n := len(b)
-	member := false // the value about to start is the member value of an object at depth ≤ 2
+	limit := MaxDepth
+	if tape {
+		limit = docMaxDepth
+	}
+	noted := tape || sc != nil // one test on the bare path (Check) where a value may be noted
+	member := false            // the key just read opens a member to collect
 value:
+	if tape && cap(toks)-len(toks) < 2 {
+		var ok bool
+		if toks, ok = grow(toks); !ok {
+			return i, msgTooMany, toks, true
+		}
+	}
 	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	if i >= n {
-		return n, "unexpected end of line, want a value"
-	}
-	if member {
-		sc.open[len(stack)].V0 = i
-		member = false
+		return n, "unexpected end of line, want a value", toks, false
 	}
 	switch c := b[i]; c {
 	case '"':
@@ -130,123 +150,171 @@ value:
 		var msg string
 		var esc uint8
 		if i, esc, msg = scanString(b, i+1); msg != "" {
-			return i, msg
+			return i, msg, toks, false
 		}
-		if sc != nil {
-			sc.sawString(b[s:i], esc)
+		if noted {
+			if tape {
+				toks = push(toks, TypeString, esc != 0, s+1, i-1)
+			}
+			if sc != nil {
+				sc.sawString(b[s:i], esc)
+			}
 		}
-	case '{':
-		if len(stack) >= MaxDepth {
-			return i, msgTooDeep
+	case '{', '[':
+		if len(stack) >= limit {
+			return i, msgTooDeep, toks, false
 		}
-		stack = append(stack, '{')
+		var e int32
+		if c == '[' {
+			e = 1
+		}
+		if tape {
+			e |= int32(len(toks)) << 1
+			kind := TypeObject
+			if c == '[' {
+				kind = TypeArray
+			}
+			toks = push(toks, kind, false, 0, 0) // next is set when it closes
+		}
+		stack = append(stack, e)
 		i = skipSpace(b, i+1)
-		if i < n && b[i] == '}' {
-			stack = stack[:len(stack)-1]
+		if i < n && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			stack = stack[:len(stack)-1] // empty: push already set next past it
 			i++
 			break
 		}
-		goto key
-	case '[':
-		if len(stack) >= MaxDepth {
-			return i, msgTooDeep
-		}
-		stack = append(stack, '[')
-		i = skipSpace(b, i+1)
-		if i < n && b[i] == ']' {
-			stack = stack[:len(stack)-1]
-			i++
-			break
+		if c == '{' {
+			goto key
 		}
 		goto value
 	case 't':
 		if n-i < 4 || string(b[i:i+4]) != "true" {
-			return literalError(b, i, "true")
+			end, msg := literalError(b, i, "true")
+			return end, msg, toks, false
+		}
+		if tape {
+			toks = push(toks, TypeTrue, false, 0, 0)
 		}
 		i += 4
 	case 'f':
 		if n-i < 5 || string(b[i:i+5]) != "false" {
-			return literalError(b, i, "false")
+			end, msg := literalError(b, i, "false")
+			return end, msg, toks, false
+		}
+		if tape {
+			toks = push(toks, TypeFalse, false, 0, 0)
 		}
 		i += 5
 	case 'n':
 		if n-i < 4 || string(b[i:i+4]) != "null" {
-			return literalError(b, i, "null")
+			end, msg := literalError(b, i, "null")
+			return end, msg, toks, false
+		}
+		if tape {
+			toks = push(toks, TypeNull, false, 0, 0)
 		}
 		i += 4
 	default:
 		if c == '-' || (c >= '0' && c <= '9') {
+			s := i
 			var msg string
 			if i, msg = scanNumber(b, i); msg != "" {
-				return i, msg
+				return i, msg, toks, false
+			}
+			if tape {
+				toks = push(toks, TypeNumber, false, s, i)
 			}
 			break
 		}
-		return i, fmt.Sprintf("invalid character %s, want a value", quoteByte(c))
+		return i, fmt.Sprintf("invalid character %s, want a value", quoteByte(c)), toks, false
 	}
 after:
 	if len(stack) == 0 {
-		return i, ""
+		return i, "", toks, false
 	}
-	if sc != nil && sc.Collect && len(stack) <= 2 && stack[len(stack)-1] == '{' {
+	if sc != nil && sc.Collect && len(stack) <= 2 && stack[len(stack)-1]&1 == 0 {
 		sc.closeMember(len(stack), i) // the value just ended is a member of that object
 	}
 	i = skipSpace(b, i)
 	if i >= n {
-		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1])
+		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1]), toks, false
 	}
-	switch c := b[i]; {
-	case c == ',':
-		i++
-		if stack[len(stack)-1] == '[' {
-			goto value
+	{
+		top := stack[len(stack)-1]
+		switch c := b[i]; {
+		case c == ',':
+			i++
+			if top&1 == 1 {
+				goto value
+			}
+			i = skipSpace(b, i)
+			goto key
+		case c == '}' && top&1 == 0, c == ']' && top&1 == 1:
+			if tape {
+				toks[top>>1].next = int32(len(toks))
+			}
+			stack = stack[:len(stack)-1]
+			i++
+			goto after
+		default:
+			if top&1 == 0 {
+				return i, fmt.Sprintf("invalid character %s after object value, want ',' or '}'", quoteByte(c)), toks, false
+			}
+			return i, fmt.Sprintf("invalid character %s after array element, want ',' or ']'", quoteByte(c)), toks, false
 		}
-		i = skipSpace(b, i)
-		goto key
-	case c == '}' && stack[len(stack)-1] == '{', c == ']' && stack[len(stack)-1] == '[':
-		stack = stack[:len(stack)-1]
-		i++
-		goto after
-	default:
-		if stack[len(stack)-1] == '{' {
-			return i, fmt.Sprintf("invalid character %s after object value, want ',' or '}'", quoteByte(c))
-		}
-		return i, fmt.Sprintf("invalid character %s after array element, want ',' or ']'", quoteByte(c))
 	}
 key:
+	if tape && cap(toks)-len(toks) < 2 {
+		var ok bool
+		if toks, ok = grow(toks); !ok {
+			return i, msgTooMany, toks, true
+		}
+	}
 	if i >= n {
-		return n, "unexpected end of line, want an object key"
+		return n, "unexpected end of line, want an object key", toks, false
 	}
 	if b[i] != '"' {
-		return i, fmt.Sprintf("invalid character %s, want an object key string", quoteByte(b[i]))
+		return i, fmt.Sprintf("invalid character %s, want an object key string", quoteByte(b[i])), toks, false
 	}
 	{
 		k0 := i
 		var msg string
 		var esc uint8
 		if i, esc, msg = scanString(b, i+1); msg != "" {
-			return i, msg
+			return i, msg, toks, false
 		}
-		if sc != nil {
-			sc.sawString(b[k0:i], esc)
-			if sc.Collect && len(stack) <= 2 {
-				sc.open[len(stack)] = Member{Depth: len(stack), K0: k0, K1: i}
-				member = true
+		if noted {
+			if tape {
+				toks = push(toks, typeKey, esc != 0, k0+1, i-1)
+			}
+			if sc != nil {
+				sc.sawString(b[k0:i], esc)
+				if sc.Collect && len(stack) <= 2 {
+					member = true
+					sc.open[len(stack)] = Member{Depth: len(stack), K0: k0, K1: i}
+				}
 			}
 		}
 	}
 	i = skipSpace(b, i)
 	if i >= n {
-		return n, "unexpected end of line, want ':' after object key"
+		return n, "unexpected end of line, want ':' after object key", toks, false
 	}
 	if b[i] != ':' {
-		return i, fmt.Sprintf("invalid character %s after object key, want ':'", quoteByte(b[i]))
+		return i, fmt.Sprintf("invalid character %s after object key, want ':'", quoteByte(b[i])), toks, false
 	}
 	i++
+	if member { // the member's value starts after the space that follows ':'
+		member = false
+		sc.open[len(stack)].V0 = skipSpace(b, i)
+	}
 	goto value
 }
 
-const msgTooDeep = "nesting deeper than 10000"
+const (
+	msgTooDeep = "nesting deeper than 10000"
+	msgTooMany = "more values than a Doc holds"
+)
 
 // The escapes scanString reports.
 const (
@@ -254,8 +322,8 @@ const (
 	escU                     // a \u escape
 )
 
-func containerName(c byte) string {
-	if c == '{' {
+func containerName(e int32) string {
+	if e&1 == 0 {
 		return "object"
 	}
 	return "array"
