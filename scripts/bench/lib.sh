@@ -23,6 +23,13 @@
 #                                     and the load average at the start: "12.34 s (5.67 CPU-s,
 #                                     load 1.2)"; CPU-seconds stay steady when the machine is busy
 #   bench_measure_shell NAME BYTES 'pipeline'   the same for a shell pipeline (bash -c)
+#   bench_pair NAME TARGET 'prepare' 'ours' 'floor'
+#                                     BENCH_PAIRS (default 3) alternated pairs of two shell
+#                                     commands (bash -c), 'prepare' run untimed before each;
+#                                     prints NAME with "ours s / floor s = ratio", medians of
+#                                     the pairs, and whether the ratio meets TARGET ("<=1.5" or
+#                                     ">=0.5", the ratio ours/floor or floor/ours as written);
+#                                     every pair's times go to the notes
 #   bench_measure_cpu NAME BYTES CMD...  bench_measure plus a NAME.cpu row: MB per CPU-second
 #                                     and CPU-seconds per GiB (user+sys), steady under load;
 #                                     medians of BENCH_CPU_ROUNDS runs (default 3)
@@ -190,6 +197,43 @@ bench_measure_secs() {
 	value=$(awk -v w="$wall" -v u="$user" -v s="$sys" -v l="$load" 'BEGIN{printf "%.2f s (%.2f CPU-s, load %s)", w, u+s, l}')
 	bench_check "$name" $rc "$1" || value="$value (FAILED, exit $rc)"
 	bench_row "$name" "$value" "$(awk -v k="$kib" 'BEGIN{printf "%.1f MiB", k/1024}')"
+	return $rc
+}
+
+# bench_pair NAME TARGET 'prepare' 'ours' 'floor': see the header. TARGET "<=X" compares
+# ours/floor (time over the floor's time: repair against a synced copy), ">=X" compares
+# floor/ours (speed as a share of the floor's: validate against wc -l). A failed run of either
+# fails the row. Alternating keeps a slow spell of the machine from landing on one side only.
+bench_pair() {
+	local name=$1 target=$2 prep=$3 ours=$4 floor=$5
+	local pairs=${BENCH_PAIRS:-3} i r rc=0 a b kib maxkib=0 list=""
+	for i in $(seq "$pairs"); do
+		bash -c "$prep" >/dev/null 2>&1
+		/usr/bin/time -f '%e %M' -o "$BENCH_TMP/.pair" bash -c "$ours" >/dev/null 2>"$BENCH_TMP/$name.err"
+		r=$?
+		read -r a kib < <(tail -n 1 "$BENCH_TMP/.pair")
+		[ "$kib" -gt "$maxkib" ] && maxkib=$kib
+		# clawdoctor's 1 (findings, changes) is a result; anything else above it fails the row
+		[ "$r" -le 1 ] || { bench_note "FAILED: $name (ours) exited $r: $(head -c 300 "$BENCH_TMP/$name.err")"; rc=1; }
+		bash -c "$prep" >/dev/null 2>&1
+		/usr/bin/time -f '%e %M' -o "$BENCH_TMP/.pair" bash -c "$floor" >/dev/null 2>"$BENCH_TMP/$name.floor.err"
+		r=$?
+		read -r b kib < <(tail -n 1 "$BENCH_TMP/.pair")
+		[ "$r" = 0 ] || { bench_note "FAILED: $name (floor) exited $r: $(head -c 300 "$BENCH_TMP/$name.floor.err")"; rc=1; }
+		list="$list$a $b"$'\n'
+	done
+	bench_note "$name: $pairs alternated pairs (ours s, floor s): $(printf '%s' "$list" | tr '\n' ';')"
+	local ma mb
+	ma=$(printf '%s' "$list" | awk '{print $1}' | sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
+	mb=$(printf '%s' "$list" | awk '{print $2}' | sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
+	local value
+	value=$(awk -v a="$ma" -v b="$mb" -v t="$target" -v n="$pairs" 'BEGIN{
+		if (a <= 0) a = 0.01; if (b <= 0) b = 0.01
+		op = substr(t, 1, 2); x = substr(t, 3) + 0
+		if (op == "<=") { r = a / b; met = (r <= x) } else { r = b / a; met = (r >= x) }
+		printf "%.2f s / floor %.2f s = %.2fx (target %s: %s; medians of %d pairs)", a, b, r, t, met ? "met" : "not met", n }')
+	[ "$rc" = 0 ] || { echo "$name failed" >>"$BENCH_TMP/failed.$$"; value="$value (FAILED)"; }
+	bench_row "$name" "$value" "$(awk -v k="$maxkib" 'BEGIN{printf "%.1f MiB", k/1024}')"
 	return $rc
 }
 

@@ -54,3 +54,32 @@ func TestMeasureCPUMedian(t *testing.T) {
 		t.Fatalf("a failed second run: exit %d:\n%s", cmd.ProcessState.ExitCode(), out)
 	}
 }
+
+// TestPairMedians: bench_pair reports the medians of its alternated pairs and their ratio
+// against the target, both ways round, and a failed floor fails the row.
+func TestPairMedians(t *testing.T) {
+	// ours sleeps 0.3, 0.1, 0.2 s (median 0.2); the floor always 0.1 s
+	const ours = `n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; ` +
+		`case $n in 0) sleep 0.3;; 1) sleep 0.1;; *) sleep 0.2;; esac`
+	for _, tc := range []struct {
+		name, target, floor string
+		want                *regexp.Regexp
+		wantExit            int
+	}{
+		{"time over the floor", "<=1.5", "sleep 0.1", regexp.MustCompile(`0\.2\d s / floor 0\.1\d s = (1\.[5-9]\d|2\.\d\d)x \(target <=1\.5: not met; medians of 3 pairs\)`), 0},
+		{"share of the floor's speed", ">=0.4", "sleep 0.1", regexp.MustCompile(`= 0\.[45]\dx \(target >=0\.4: met;`), 0},
+		{"a failed floor", "<=9", "exit 2", regexp.MustCompile(`\(FAILED\)`), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script := `bench_pair p '` + tc.target + `' 'true' '` + strings.ReplaceAll(ours, `'`, `'\''`) + `' '` + tc.floor + `'; bench_exit`
+			cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; `+script)
+			out, _ := cmd.CombinedOutput()
+			if got := cmd.ProcessState.ExitCode(); got != tc.wantExit {
+				t.Fatalf("exit %d, want %d:\n%s", got, tc.wantExit, out)
+			}
+			if !tc.want.Match(out) {
+				t.Fatalf("no %s in:\n%s", tc.want, out)
+			}
+		})
+	}
+}
