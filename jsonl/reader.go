@@ -96,8 +96,9 @@ type Options struct {
 	// Bytes of every line returned from it, and returns the buffer to go on with, of at least
 	// size bytes (its full capacity is used). The lines of old stay valid as long as the caller
 	// keeps old: a caller that holds lines across calls to Next needs no copy of them. The
-	// unfinished line at the end of old is copied to the new buffer after the call. [Reader.Detach]
-	// takes the last buffer.
+	// unfinished line at the end of old is copied to the new buffer after the call, so old must
+	// not be written (nor given to anything that may write it) before the Next that called
+	// Handoff returns. [Reader.Detach] takes the last buffer.
 	Handoff func(old []byte, size int) []byte
 }
 

@@ -432,7 +432,7 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 	}
 	b := get()
 	stopped := false
-	send := func() bool {
+	send := func(b *batch) bool {
 		select {
 		case out <- b:
 		case <-done:
@@ -447,12 +447,23 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 		}
 		return true
 	}
+	// held is a full batch not yet sent: the Reader copies the unfinished line at the end of
+	// a handed-off buffer after the handoff returns, so the batch owning that buffer goes to
+	// the scan only once Next has returned. Sent at once, it could be done with and put in
+	// batchPool, and another scan's reader fill it, before that copy (lines of a session of a
+	// database audited beside another came out garbled, 1 run in 7).
+	var held *batch
+	sendHeld := func() {
+		if held != nil && !stopped && !send(held) {
+			stopped = true // the scan has ended: Next is not called again
+		}
+		held = nil
+	}
 	handoff := func(old []byte, size int) []byte {
 		if len(b.lines) > 0 && !stopped { // every line of b points into old
+			sendHeld() // an earlier buffer of the same Next: its copy is done
 			b.buf = old
-			if !send() {
-				stopped = true // the scan has ended: Next is not called again
-			}
+			held = b
 			b = get()
 		}
 		if old == nil {
@@ -474,13 +485,14 @@ func readBatches(r io.Reader, maxLine int, sizeHint int64, out, work chan<- *bat
 	}
 	for {
 		l, err := rd.Next()
+		sendHeld()
 		if stopped {
 			end()
 			return
 		}
 		if err != nil {
 			b.buf, b.err = rd.Detach(), err // the last lines point into the Reader's buffer
-			send()
+			send(b)
 			end()
 			return
 		}
