@@ -308,29 +308,8 @@ const imageLabel = "session:history"
 // canonicalBase64 is canonicalizeBase64: the payload without whitespace, "" unless it is
 // valid base64 (alphabet, padding at the end only, length a multiple of 4).
 func canonicalBase64(s string) string {
-	var b strings.Builder
-	padding, sawPad := 0, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 32 {
-			continue
-		}
-		if c == '=' {
-			padding++
-			if padding > 2 {
-				return ""
-			}
-			sawPad = true
-			b.WriteByte('=')
-			continue
-		}
-		if sawPad || !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
-			return ""
-		}
-		b.WriteByte(c)
-	}
-	out := b.String()
-	if out == "" || len(out)%4 != 0 {
+	out, _, _ := stripBase64(s)
+	if len(out)%4 != 0 {
 		return ""
 	}
 	return out
@@ -340,43 +319,19 @@ func canonicalBase64(s string) string {
 // 2 or 3 characters past a multiple of 4 with no "=" is padded, and one whose padding leaves
 // set bits in its last character is refused.
 func canonicalBase64Padded(s string) string {
-	var b strings.Builder
-	padding, sawPad := 0, false
-	var last byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 32 {
-			continue
-		}
-		if c == '=' {
-			padding++
-			if padding > 2 {
-				return ""
-			}
-			sawPad = true
-			b.WriteByte('=')
-			continue
-		}
-		if sawPad || !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
-			return ""
-		}
-		last = c
-		b.WriteByte(c)
-	}
-	out := b.String()
+	out, padding, last := stripBase64(s)
 	if out == "" {
 		return ""
 	}
-	eff := padding
 	if rem := len(out) % 4; rem != 0 {
-		if sawPad || rem == 1 {
+		if padding > 0 || rem == 1 {
 			return ""
 		}
 		out += strings.Repeat("=", 4-rem)
-		eff = 4 - rem
+		padding = 4 - rem
 	}
 	mask := 0
-	switch eff {
+	switch padding {
 	case 1:
 		mask = 3
 	case 2:
@@ -386,6 +341,32 @@ func canonicalBase64Padded(s string) string {
 		return ""
 	}
 	return out
+}
+
+// stripBase64 is the scan both canonicalizeBase64s (2026.4.24 on) share: s without the bytes
+// ≤ 32, or "" when a character is outside the base64 alphabet, or after an "=", or an "=" is
+// the third; padding counts the "=", last is the last data character.
+func stripBase64(s string) (out string, padding int, last byte) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 32 {
+			continue
+		}
+		if c == '=' {
+			if padding++; padding > 2 {
+				return "", 0, 0
+			}
+			b.WriteByte('=')
+			continue
+		}
+		if padding > 0 || !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/') {
+			return "", 0, 0
+		}
+		last = c
+		b.WriteByte(c)
+	}
+	return b.String(), padding, last
 }
 
 const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -449,12 +430,14 @@ func sanitizeImageBlocks(bl []any, ref string, io ImageOptions, r Release, st *S
 			st.note("%s: empty image payload replaced by a note", ref)
 			continue
 		}
-		canon := canonicalBase64(data)
+		var canon string
 		switch {
 		case !r.atLeast(Release20260424):
 			canon = canonicalBase64Classic(data)
 		case r.atLeast(Release20260735):
 			canon = canonicalBase64Padded(data)
+		default:
+			canon = canonicalBase64(data)
 		}
 		if canon == "" {
 			out = append(out, textBlock(fmt.Sprintf("[%s] omitted image payload: invalid base64", imageLabel)))
