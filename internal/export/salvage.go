@@ -112,6 +112,7 @@ func runSalvage(ctx context.Context, opts Options, path string, res *Result, c p
 	}
 	defer os.RemoveAll(tmp)
 	rows := map[string]*rowFile{}
+	defer closeRows(rows)
 	if len(damaged) > 0 || sv.Unlisted != "" {
 		scanWant := func(id string) bool {
 			if _, ok := healthy[id]; ok || !asked(id) {
@@ -120,25 +121,10 @@ func runSalvage(ctx context.Context, opts Options, path string, res *Result, c p
 			return sv.Unlisted != "" || damaged[id] != ""
 		}
 		lost, bad, err := db.ScanEvents(ctx, scanWant, func(session string, seq int64, line []byte) error {
-			rf := rows[session]
-			if rf == nil {
-				if !store.ValidSessionID(session) {
-					return nil // named below as not a safe file name
-				}
-				f, err := os.Create(filepath.Join(tmp, session+".rows"))
-				if err != nil {
-					return err
-				}
-				rf = &rowFile{f: f, w: bufio.NewWriter(f)}
-				rows[session] = rf
-			}
-			return rf.add(seq, line)
+			return addRow(rows, tmp, session, seq, line) // an unsafe id is named below
 		})
-		for _, rf := range rows {
-			defer rf.f.Close()
-			if ferr := rf.close(); ferr != nil && err == nil {
-				err = ferr
-			}
+		if ferr := flushRows(rows); err == nil {
+			err = ferr
 		}
 		if err != nil {
 			return err
@@ -235,29 +221,15 @@ func rawSalvage(ctx context.Context, opts Options, path string, res *Result, why
 		want[s] = true // ids only: keys live in the session nodes, which are not read here
 	}
 	rows := map[string]*rowFile{}
+	defer closeRows(rows)
 	rs, err := agentdb.ScanFile(ctx, path, func(session string, seq int64, line []byte) error {
 		if len(want) > 0 && !want[session] {
 			return nil
 		}
-		rf := rows[session]
-		if rf == nil {
-			if !store.ValidSessionID(session) {
-				return nil
-			}
-			f, err := os.Create(filepath.Join(tmp, session+".rows"))
-			if err != nil {
-				return err
-			}
-			rf = &rowFile{f: f, w: bufio.NewWriter(f)}
-			rows[session] = rf
-		}
-		return rf.add(seq, line)
+		return addRow(rows, tmp, session, seq, line)
 	})
-	for _, rf := range rows {
-		defer rf.f.Close()
-		if ferr := rf.close(); ferr != nil && err == nil {
-			err = ferr
-		}
+	if ferr := flushRows(rows); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -366,6 +338,43 @@ func (r *rowFile) add(seq int64, line []byte) error {
 }
 
 func (r *rowFile) close() error { return r.w.Flush() }
+
+// addRow keeps one salvaged event in rows, the row files of a salvage (one per session, in
+// dir). The event of a session id that is not a safe file name is not kept: the caller names
+// that session.
+func addRow(rows map[string]*rowFile, dir, session string, seq int64, line []byte) error {
+	rf := rows[session]
+	if rf == nil {
+		if !store.ValidSessionID(session) {
+			return nil
+		}
+		f, err := os.Create(filepath.Join(dir, session+".rows"))
+		if err != nil {
+			return err
+		}
+		rf = &rowFile{f: f, w: bufio.NewWriter(f)}
+		rows[session] = rf
+	}
+	return rf.add(seq, line)
+}
+
+// flushRows writes out what the row files buffer, so they can be read back; the first error.
+func flushRows(rows map[string]*rowFile) error {
+	var err error
+	for _, rf := range rows {
+		if ferr := rf.close(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+// closeRows closes the row files (their dir is removed by the caller).
+func closeRows(rows map[string]*rowFile) {
+	for _, rf := range rows {
+		rf.f.Close()
+	}
+}
 
 // missing names the seqs from 0 to the last (or to listed-1) that were not read, and counts
 // the events read.
