@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/internal/export"
-	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 
@@ -56,20 +55,11 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			if opts.Out == "" || c.NArg() > 0 {
-				return &usageError{msg: "export needs --out DIR and no arguments", hint: "clawdoctor export --agent main --out /tmp/main-export"}
-			}
-			targets, err := store.Targets(g.StateDir, g.Agent, false, nil)
-			if errors.Is(err, store.ErrUnknownAgent) || errors.Is(err, store.ErrNoAgents) {
-				return &usageError{msg: err.Error(), hint: "clawdoctor export --state-dir ~/.openclaw --agent main --out DIR"}
-			}
+			target, err := oneAgentOut(c, g, "export", opts.Out, "/tmp/main-export")
 			if err != nil {
 				return err
 			}
-			if len(targets) != 1 {
-				return &usageError{msg: "export works on one agent", hint: "clawdoctor export --agent main --out DIR"}
-			}
-			opts.SessionsDir, opts.StateDir, opts.Sessions = targets[0].SessionsDir, g.StateDir, c.StringSlice("session")
+			opts.SessionsDir, opts.StateDir, opts.Sessions = target.SessionsDir, g.StateDir, c.StringSlice("session")
 			res, err := export.Run(c.Context, opts, newCounter(c, "export"))
 			if errors.Is(err, export.ErrNotSQLite) {
 				return &usageError{msg: err.Error(), hint: "its transcripts are in " + opts.SessionsDir + " already"}

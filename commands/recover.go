@@ -6,7 +6,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clawdoctor/clawdoctor/internal/recovery"
-	"github.com/clawdoctor/clawdoctor/internal/store"
 	"github.com/clawdoctor/clawdoctor/report"
 )
 
@@ -54,20 +53,11 @@ EXIT STATUS
 			if err != nil {
 				return err
 			}
-			if opts.Out == "" || c.NArg() > 0 {
-				return &usageError{msg: "recover needs --out DIR and no arguments", hint: "clawdoctor recover --agent main --out /tmp/recovered"}
-			}
-			targets, err := store.Targets(g.StateDir, g.Agent, false, nil)
-			if errors.Is(err, store.ErrUnknownAgent) || errors.Is(err, store.ErrNoAgents) {
-				return &usageError{msg: err.Error(), hint: "clawdoctor recover --state-dir ~/.openclaw --agent main --out DIR"}
-			}
+			target, err := oneAgentOut(c, g, "recover", opts.Out, "/tmp/recovered")
 			if err != nil {
 				return err
 			}
-			if len(targets) != 1 {
-				return &usageError{msg: "recover works on one agent", hint: "clawdoctor recover --agent main --out DIR"}
-			}
-			opts.SessionsDir, opts.StateDir, opts.Sessions = targets[0].SessionsDir, g.StateDir, c.StringSlice("session")
+			opts.SessionsDir, opts.StateDir, opts.Sessions = target.SessionsDir, g.StateDir, c.StringSlice("session")
 			opts.Now = g.Now
 			opts.Repair.Release = g.OpenClaw.Release
 			res, err := recovery.Run(c.Context, opts, newCounter(c, "recover"))
