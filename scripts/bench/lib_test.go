@@ -9,7 +9,18 @@ import (
 	"testing"
 )
 
+// needGNUTime skips where the bench scripts cannot run: they time with GNU time's -f and read
+// /proc (Linux; macOS's BSD time has no -f, Windows no bash), so their tests would fail on the
+// platform, not on the script.
+func needGNUTime(t *testing.T) {
+	t.Helper()
+	if err := exec.Command("bash", "-c", "/usr/bin/time -f %e true").Run(); err != nil {
+		t.Skipf("the bench scripts need bash and GNU time (/usr/bin/time -f): %v", err)
+	}
+}
+
 func TestFailedBaselineFailsTheScript(t *testing.T) {
+	needGNUTime(t)
 	for _, tc := range []struct {
 		name, script string
 		wantExit     int
@@ -35,6 +46,7 @@ func TestFailedBaselineFailsTheScript(t *testing.T) {
 // TestMeasureCPUMedian: bench_measure_cpu reports the median wall time of its runs and the
 // highest RSS, and one failed run fails the row.
 func TestMeasureCPUMedian(t *testing.T) {
+	needGNUTime(t)
 	// each run sleeps the next time of the list: 0.6, 0.1, 0.3 s; the median is 0.3
 	const sleeper = `n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; ` +
 		`case $n in 0) sleep 0.6;; 1) sleep 0.1;; *) sleep 0.3;; esac`
@@ -58,6 +70,7 @@ func TestMeasureCPUMedian(t *testing.T) {
 // TestPairMedians: bench_pair reports the medians of its alternated pairs and their ratio
 // against the target, both ways round, and a failed floor fails the row.
 func TestPairMedians(t *testing.T) {
+	needGNUTime(t)
 	// ours sleeps 0.3, 0.1, 0.2 s (median 0.2); the floor always 0.1 s
 	const ours = `n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; ` +
 		`case $n in 0) sleep 0.3;; 1) sleep 0.1;; *) sleep 0.2;; esac`
