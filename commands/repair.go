@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 	"github.com/clawdoctor/clawdoctor/repair"
 	"github.com/clawdoctor/clawdoctor/report"
@@ -23,9 +24,10 @@ func repairCommand() *cli.Command {
 		ArgsUsage: "[PATH...]",
 		Description: `Repairs transcripts as OpenClaw's repairSessionFileIfNeeded does in the release followed
 (--openclaw-version, else the one the state dir's openclaw.json says last wrote it, else
-2026.6.11): unparseable lines dropped and, since 2026.6.11, role-less messages dropped, empty
-assistant error turns and blank user turns rewritten with OpenClaw's texts, image blocks with
-corrupt base64 replaced by a text block, and "aborted" results inserted for OpenAI code-mode
+` + openclaw.DefaultVersion + `): unparseable lines dropped and, since 2026.6.11, role-less messages dropped,
+empty assistant error turns and blank user turns rewritten with OpenClaw's texts, image blocks
+with corrupt base64 replaced by a text block (2026.7.35 accepts unpadded base64), and "aborted"
+results inserted for OpenAI code-mode
 tool calls without results and for message tool calls before a delivery mirror. It salvages what
 OpenClaw would drop: a BOM before the header, NUL runs, glued objects, a complete entry after a
 torn one. Lines nobody changes are written back byte for byte. A sessions.json that does not
