@@ -150,8 +150,8 @@ func (d *Doc) TooBig() bool { return d.big }
 // parse appends b's tokens to toks: walk (valid.go), the grammar of Check, writing the tape.
 // big is set when it stops at DocMaxValues.
 func parse(b []byte, toks []tok) (_ []tok, ok, big bool) {
-	end, msg, toks, big := walk(b, 0, nil, toks, true)
-	return toks, msg == "" && skipSpace(b, end) == len(b), big
+	end, msg, toks, out := walk(b, 0, nil, toks, modeTape)
+	return toks, msg == "" && skipSpace(b, end) == len(b), out&outBig != 0
 }
 
 // grow makes room for at least two more tokens, never past DocMaxValues+2 in all (doubling

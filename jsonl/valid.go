@@ -107,9 +107,18 @@ func skipSpace(b []byte, i int) int {
 // the offset of the offending byte and a message. Check, Values and the Reader call it with sc
 // nil; repair's planner calls it through a Scanner (scanner.go), which sc makes it report to.
 func scanValue(b []byte, i int, sc *Scanner) (int, string) {
-	end, msg, _, _ := walk(b, i, sc, nil, false)
+	end, msg, _, _ := walk(b, i, sc, nil, 0)
 	return end, msg
 }
+
+// The modes of walk, and what it reports besides the end offset.
+const (
+	modeTape uint8 = 1 << iota // write a token per value and key (Doc.Parse)
+	modeUTF8                   // check that strings hold valid UTF-8 (validate's one pass)
+
+	outBig     uint8 = 1 << 0 // the tape reached its limit: refused for its size
+	outBadUTF8 uint8 = 1 << 1 // modeUTF8: a string holds bytes that are not valid UTF-8
+)
 
 // walk is the one JSON grammar of the project: an explicit-stack state machine (nesting costs
 // no recursion; strings are skipped eight bytes at a time) that scans one value starting at or
@@ -117,11 +126,19 @@ func scanValue(b []byte, i int, sc *Scanner) (int, string) {
 // Its callers differ only in what it notes on the way:
 //   - nothing (sc nil, tape false): Check, Values, the Reader's verdicts;
 //   - sc: the members of the top two object levels and an image hint (repair's planner);
-//   - tape: a token per value and key appended to toks (Doc.Parse, the audit's reader), at most
-//     docMaxDepth levels and DocMaxValues tokens (big: the line was refused for its size).
+//   - modeTape: a token per value and key appended to toks (Doc.Parse, the audit's reader), at
+//     most docMaxDepth levels and DocMaxValues tokens (outBig: refused for its size);
+//   - modeUTF8: the UTF-8 of every string checked on the same pass (outBadUTF8), which is all
+//     the UTF-8 of a valid line since JSON outside strings is ASCII (validate, classifyJSON).
 //
 // A stack entry is the open container's token index << 1 (tape only), | 1 for an array.
-func walk(b []byte, i int, sc *Scanner, toks []tok, tape bool) (_ int, _ string, _ []tok, big bool) {
+func walk(b []byte, i int, sc *Scanner, toks []tok, mode uint8) (_ int, _ string, _ []tok, out uint8) {
+	tape := mode&modeTape != 0
+	var hi uint64 // msb in modeUTF8: scanString stops at bytes >= 0x80 too
+	if mode&modeUTF8 != 0 {
+		hi = msb
+	}
+	var escs uint8      // the escape bits of every string, for escBadUTF8
 	var small [32]int32 // deeper lines grow it on the heap (rare: entries nest a few levels)
 	stack := small[:0]
 	n := len(b)
@@ -135,23 +152,24 @@ value:
 	if tape && cap(toks)-len(toks) < 2 {
 		var ok bool
 		if toks, ok = grow(toks); !ok {
-			return i, msgTooMany, toks, true
+			return i, msgTooMany, toks, outBig
 		}
 	}
 	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	if i >= n {
-		return n, "unexpected end of line, want a value", toks, false
+		return n, "unexpected end of line, want a value", toks, 0
 	}
 	switch c := b[i]; c {
 	case '"':
 		s := i
 		var msg string
 		var esc uint8
-		if i, esc, msg = scanString(b, i+1); msg != "" {
-			return i, msg, toks, false
+		if i, esc, msg = scanString(b, i+1, hi); msg != "" {
+			return i, msg, toks, 0
 		}
+		escs |= esc
 		if noted {
 			if tape {
 				toks = push(toks, TypeString, esc != 0, s+1, i-1)
@@ -162,7 +180,7 @@ value:
 		}
 	case '{', '[':
 		if len(stack) >= limit {
-			return i, msgTooDeep, toks, false
+			return i, msgTooDeep, toks, 0
 		}
 		var e int32
 		if c == '[' {
@@ -190,7 +208,7 @@ value:
 	case 't':
 		if n-i < 4 || string(b[i:i+4]) != "true" {
 			end, msg := literalError(b, i, "true")
-			return end, msg, toks, false
+			return end, msg, toks, 0
 		}
 		if tape {
 			toks = push(toks, TypeTrue, false, 0, 0)
@@ -199,7 +217,7 @@ value:
 	case 'f':
 		if n-i < 5 || string(b[i:i+5]) != "false" {
 			end, msg := literalError(b, i, "false")
-			return end, msg, toks, false
+			return end, msg, toks, 0
 		}
 		if tape {
 			toks = push(toks, TypeFalse, false, 0, 0)
@@ -208,7 +226,7 @@ value:
 	case 'n':
 		if n-i < 4 || string(b[i:i+4]) != "null" {
 			end, msg := literalError(b, i, "null")
-			return end, msg, toks, false
+			return end, msg, toks, 0
 		}
 		if tape {
 			toks = push(toks, TypeNull, false, 0, 0)
@@ -219,25 +237,28 @@ value:
 			s := i
 			var msg string
 			if i, msg = scanNumber(b, i); msg != "" {
-				return i, msg, toks, false
+				return i, msg, toks, 0
 			}
 			if tape {
 				toks = push(toks, TypeNumber, false, s, i)
 			}
 			break
 		}
-		return i, fmt.Sprintf("invalid character %s, want a value", quoteByte(c)), toks, false
+		return i, fmt.Sprintf("invalid character %s, want a value", quoteByte(c)), toks, 0
 	}
 after:
 	if len(stack) == 0 {
-		return i, "", toks, false
+		if escs&escBadUTF8 != 0 {
+			return i, "", toks, outBadUTF8
+		}
+		return i, "", toks, 0
 	}
 	if sc != nil && sc.Collect && len(stack) <= 2 && stack[len(stack)-1]&1 == 0 {
 		sc.closeMember(len(stack), i) // the value just ended is a member of that object
 	}
 	i = skipSpace(b, i)
 	if i >= n {
-		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1]), toks, false
+		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1]), toks, 0
 	}
 	{
 		top := stack[len(stack)-1]
@@ -258,31 +279,32 @@ after:
 			goto after
 		default:
 			if top&1 == 0 {
-				return i, fmt.Sprintf("invalid character %s after object value, want ',' or '}'", quoteByte(c)), toks, false
+				return i, fmt.Sprintf("invalid character %s after object value, want ',' or '}'", quoteByte(c)), toks, 0
 			}
-			return i, fmt.Sprintf("invalid character %s after array element, want ',' or ']'", quoteByte(c)), toks, false
+			return i, fmt.Sprintf("invalid character %s after array element, want ',' or ']'", quoteByte(c)), toks, 0
 		}
 	}
 key:
 	if tape && cap(toks)-len(toks) < 2 {
 		var ok bool
 		if toks, ok = grow(toks); !ok {
-			return i, msgTooMany, toks, true
+			return i, msgTooMany, toks, outBig
 		}
 	}
 	if i >= n {
-		return n, "unexpected end of line, want an object key", toks, false
+		return n, "unexpected end of line, want an object key", toks, 0
 	}
 	if b[i] != '"' {
-		return i, fmt.Sprintf("invalid character %s, want an object key string", quoteByte(b[i])), toks, false
+		return i, fmt.Sprintf("invalid character %s, want an object key string", quoteByte(b[i])), toks, 0
 	}
 	{
 		k0 := i
 		var msg string
 		var esc uint8
-		if i, esc, msg = scanString(b, i+1); msg != "" {
-			return i, msg, toks, false
+		if i, esc, msg = scanString(b, i+1, hi); msg != "" {
+			return i, msg, toks, 0
 		}
+		escs |= esc
 		if noted {
 			if tape {
 				toks = push(toks, typeKey, esc != 0, k0+1, i-1)
@@ -298,10 +320,10 @@ key:
 	}
 	i = skipSpace(b, i)
 	if i >= n {
-		return n, "unexpected end of line, want ':' after object key", toks, false
+		return n, "unexpected end of line, want ':' after object key", toks, 0
 	}
 	if b[i] != ':' {
-		return i, fmt.Sprintf("invalid character %s after object key, want ':'", quoteByte(b[i])), toks, false
+		return i, fmt.Sprintf("invalid character %s after object key, want ':'", quoteByte(b[i])), toks, 0
 	}
 	i++
 	if member { // the member's value starts after the space that follows ':'
@@ -318,8 +340,9 @@ const (
 
 // The escapes scanString reports.
 const (
-	escAny uint8 = 1 << iota // any escape
-	escU                     // a \u escape
+	escAny     uint8 = 1 << iota // any escape
+	escU                         // a \u escape
+	escBadUTF8                   // hi set: bytes that are not valid UTF-8
 )
 
 func containerName(e int32) string {
@@ -365,40 +388,54 @@ func special(x uint64) uint64 {
 
 // scanString scans string contents from i (just after the opening quote) and returns the
 // offset after the closing quote, and its escapes: escAny if it holds one, with escU too if one
-// of them is a \u escape (jsonl.Scanner's image hint looks into those only). Short strings are scanned two words at a time; once a string
-// runs past 1 KiB without an escape it is skipped by skipLong (measured: a lower threshold slows
-// text with frequent escapes, a higher one loses the gain on base64 images).
-func scanString(b []byte, i int) (int, uint8, string) {
+// of them is a \u escape (jsonl.Scanner's image hint looks into those only). Short strings are
+// scanned two words at a time; once a string runs past 1 KiB without an escape it is skipped by
+// skipLong (measured: a lower threshold slows text with frequent escapes, a higher one loses the
+// gain on base64 images).
+//
+// hi is msb to check UTF-8 on the way (escBadUTF8), 0 not to: the words are then also searched
+// for bytes >= 0x80 and each such run is decoded where it stands, which costs a fraction of a
+// second utf8.Valid pass over the line (text has a non-ASCII rune every hundred bytes or so).
+func scanString(b []byte, i int, hi uint64) (int, uint8, string) {
 	n := len(b)
 	var esc uint8
 	for {
 		var run int
 		// most strings of an entry are short (keys, ids, roles): one word first
 		if i+8 <= n {
-			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if m := special(x) | x&hi; m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto found
 			}
 			i += 8
 		}
 		for i+16 <= n {
-			mx := special(binary.LittleEndian.Uint64(b[i:]))
-			my := special(binary.LittleEndian.Uint64(b[i+8:]))
-			if mx|my != 0 {
-				if mx != 0 {
-					i += bits.TrailingZeros64(mx) >> 3
-				} else {
-					i += 8 + bits.TrailingZeros64(my)>>3
+			x, y := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
+			mx := special(x)
+			my := special(y)
+			if h := (x | y) & hi; h != 0 && (mx|my == 0 || firstBit(mx, my) > firstBit(x&hi, y&hi)) {
+				// runes before anything special: decoded here without leaving the loop (each
+				// exit and restart cost more than the decoding)
+				j, ok := skipRunes(b, i+firstBit(x&hi, y&hi))
+				if !ok {
+					esc |= escBadUTF8
+					hi = 0
 				}
+				i = j
+				continue
+			}
+			if mx|my != 0 {
+				i += firstBit(mx, my)
 				goto found
 			}
 			i += 16
 			if run++; run == 64 {
-				i = skipLong(b, i)
+				i = skipLong(b, i, hi)
 				goto found
 			}
 		}
-		for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+		for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' && b[i]&byte(hi) == 0 {
 			i++
 		}
 	found:
@@ -430,17 +467,88 @@ func scanString(b []byte, i int) (int, uint8, string) {
 			default:
 				return i + 1, esc, fmt.Sprintf("invalid escape %s in string", quoteByte(b[i+1]))
 			}
+		case c >= 0x80: // only with hi set
+			var ok bool
+			if i, ok = skipRunes(b, i); !ok {
+				esc |= escBadUTF8
+				hi = 0 // one bad byte decides the line: the rest is scanned as without hi
+			}
 		default:
 			return i, esc, fmt.Sprintf("control character %s in string", quoteByte(c))
 		}
 	}
 }
 
-// skipLong returns the offset of the first '"', '\\' or control byte at or after i, or len(b).
-// It works in windows of 1 KiB: the assembly bytes.IndexByte finds the next quote and
-// backslash, and only the span before them is checked for control bytes, 32 bytes a step.
-// Long strings (base64 images, tool output) go several times faster than a word loop.
-func skipLong(b []byte, i int) int {
+// skipRunes decodes the UTF-8 runes from b[i] (a byte >= 0x80) and returns the offset of the
+// first ASCII byte after them; ok is false at the first invalid sequence, whose offset it
+// returns. The rules are unicode/utf8.Valid's (its tables, copied in utf8tables.go).
+func skipRunes(b []byte, i int) (int, bool) {
+	n := len(b)
+	// while four bytes remain, one rune is checked without a branch per byte: the sizes mix
+	// (é, 日, 🚀 in one text) and a switch on them mispredicted most of the time
+	for i+4 <= n && b[i] >= 0x80 {
+		x := utf8First[b[i]]
+		size := int(x & 7)
+		accept := utf8Accept[x>>4]
+		c1, c2, c3 := b[i+1], b[i+2], b[i+3]
+		bad := b2u(c1 < accept.lo) | b2u(accept.hi < c1) | b2u(size < 2)
+		bad |= b2u(size >= 3) & (b2u(c2 < locb) | b2u(hicb < c2))
+		bad |= b2u(size == 4) & (b2u(c3 < locb) | b2u(hicb < c3))
+		if bad != 0 {
+			return i, false
+		}
+		i += size
+	}
+	for i < n && b[i] >= 0x80 {
+		x := utf8First[b[i]]
+		size := int(x & 7)
+		accept := utf8Accept[x>>4]
+		switch size {
+		case 2:
+			if i+2 > n || b[i+1] < accept.lo || accept.hi < b[i+1] {
+				return i, false
+			}
+		case 3:
+			if i+3 > n || b[i+1] < accept.lo || accept.hi < b[i+1] || b[i+2] < locb || hicb < b[i+2] {
+				return i, false
+			}
+		case 4:
+			if i+4 > n || b[i+1] < accept.lo || accept.hi < b[i+1] || b[i+2] < locb || hicb < b[i+2] ||
+				b[i+3] < locb || hicb < b[i+3] {
+				return i, false
+			}
+		default:
+			return i, false
+		}
+		i += size
+	}
+	return i, true
+}
+
+// firstBit returns the byte index of the lowest set bit of the 16 bytes x, y (little endian),
+// 16 when both are 0.
+func firstBit(x, y uint64) int {
+	if x != 0 {
+		return bits.TrailingZeros64(x) >> 3
+	}
+	return 8 + bits.TrailingZeros64(y)>>3
+}
+
+// b2u is 1 for true: the compiler makes it a SETcc, no branch.
+func b2u(c bool) uint8 {
+	var u uint8
+	if c {
+		u = 1
+	}
+	return u
+}
+
+// skipLong returns the offset of the first '"', '\\' or control byte at or after i, or len(b)
+// (or of a byte >= 0x80, with hi set as for scanString). It works in windows of 1 KiB: the
+// assembly bytes.IndexByte finds the next quote and backslash, and only the span before them
+// is checked for control bytes, 32 bytes a step. Long strings (base64 images, tool output) go
+// several times faster than a word loop.
+func skipLong(b []byte, i int, hi uint64) int {
 	const window = 1024
 	for i < len(b) {
 		w := b[i:min(i+window, len(b))]
@@ -451,7 +559,7 @@ func skipLong(b []byte, i int) int {
 		if k := bytes.IndexByte(w[:cut], '\\'); k >= 0 {
 			cut = k
 		}
-		if j := indexControl(w[:cut]); j < cut {
+		if j := indexControl(w[:cut], hi); j < cut {
 			return i + j
 		}
 		if cut < len(w) {
@@ -462,20 +570,21 @@ func skipLong(b []byte, i int) int {
 	return len(b)
 }
 
-// indexControl returns the index of the first byte < 0x20 in w, or len(w).
-func indexControl(w []byte) int {
+// indexControl returns the index of the first byte < 0x20 in w (or >= 0x80 with hi = msb), or
+// len(w).
+func indexControl(w []byte, hi uint64) int {
 	j := 0
 	for ; j+32 <= len(w); j += 32 {
 		x0 := binary.LittleEndian.Uint64(w[j:])
 		x1 := binary.LittleEndian.Uint64(w[j+8:])
 		x2 := binary.LittleEndian.Uint64(w[j+16:])
 		x3 := binary.LittleEndian.Uint64(w[j+24:])
-		if ((x0-lsb*0x20)&^x0|(x1-lsb*0x20)&^x1|(x2-lsb*0x20)&^x2|(x3-lsb*0x20)&^x3)&msb != 0 {
+		if ((x0-lsb*0x20)&^x0|(x1-lsb*0x20)&^x1|(x2-lsb*0x20)&^x2|(x3-lsb*0x20)&^x3|(x0|x1|x2|x3)&hi)&msb != 0 {
 			break
 		}
 	}
 	for ; j < len(w); j++ {
-		if w[j] < 0x20 {
+		if w[j] < 0x20 || w[j]&byte(hi) != 0 {
 			return j
 		}
 	}

@@ -110,6 +110,14 @@ func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c prog
 	defer f.Close()
 	c.SetTotal(f.Size)
 	defer c.Done()
+	if f.Compression == Plain && f.raw != nil && f.Size >= mapMinSize && int64(int(f.Size)) == f.Size {
+		if data, err := mapFile(f.raw, f.Size); err == nil { // else (Windows, no mmap) stream it
+			defer unmap(data)
+			s, err := validateMapped(ctx, data, path, withDefaults(opts), c, dropPages)
+			s.DiskBytes = f.Size
+			return s, err
+		}
+	}
 	s, err := Validate(ctx, f, path, opts)
 	s.Compression = f.Compression.String()
 	s.DiskBytes = f.Size
@@ -120,12 +128,7 @@ func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c prog
 // the byte-level anomalies of each line. name is used only in the Summary and messages. JSON is
 // checked by Valid on Workers goroutines, in batches of lines whose numbers stay exact.
 func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOptions) (Summary, error) {
-	switch {
-	case opts.MaxBad == 0:
-		opts.MaxBad = 10
-	case opts.MaxBad < 0:
-		opts.MaxBad = 0
-	}
+	opts = withDefaults(opts)
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = min(runtime.GOMAXPROCS(0), 4)
@@ -148,6 +151,7 @@ func Validate(ctx context.Context, r io.Reader, name string, opts ValidateOption
 }
 
 func validateInline(ctx context.Context, rd *Reader, s *Summary, opts ValidateOptions) error {
+	rd.noClassify = true // checkLine classifies and checks in one pass
 	for {
 		l, err := rd.Next()
 		if err == io.EOF {
@@ -157,8 +161,9 @@ func validateInline(ctx context.Context, rd *Reader, s *Summary, opts ValidateOp
 			return err
 		}
 		s.Lines++
+		bad, isBad := checkLine(&l, rd.max)
 		s.addFlags(l.Flags)
-		if bad, ok := judge(&l, rd.max); ok {
+		if isBad {
 			s.BadLines++
 			if len(s.Bad) < opts.MaxBad {
 				s.Bad = append(s.Bad, bad)
@@ -172,9 +177,10 @@ func validateInline(ctx context.Context, rd *Reader, s *Summary, opts ValidateOp
 	}
 }
 
-// judge returns the BadLine for l when l is not one valid JSON value. A blank line is only
-// flagged: OpenClaw's loaders skip blank lines.
-func judge(l *Line, maxLine int) (BadLine, bool) {
+// checkLine adds the byte-level flags of l (read with noClassify) and returns the BadLine for
+// l when l is not one valid JSON value. A blank line is only flagged: OpenClaw's loaders skip
+// blank lines.
+func checkLine(l *Line, maxLine int) (BadLine, bool) {
 	if l.Flags&FlagTooLong != 0 {
 		n := l.Size - int64(len(l.Terminator()))
 		if l.Flags&FlagBOM != 0 {
@@ -183,7 +189,8 @@ func judge(l *Line, maxLine int) (BadLine, bool) {
 		return BadLine{Line: l.Num, Offset: l.Offset, Flags: l.Flags.String(),
 			Reason: fmt.Sprintf("line of %d bytes is longer than the cap of %d", n, maxLine)}, true
 	}
-	if l.Flags&FlagBlank != 0 || Valid(l.Bytes) {
+	f, valid := classifyJSON(l.Bytes)
+	if l.Flags |= f; valid || l.Flags&FlagBlank != 0 {
 		return BadLine{}, false
 	}
 	reason := "invalid JSON"
@@ -225,13 +232,11 @@ func validateParallel(ctx context.Context, rd *Reader, s *Summary, opts Validate
 				b.bad, b.nbad, b.flags = b.bad[:0], 0, [len(flagNames)]int64{}
 				for i := range b.lines {
 					l := &b.lines[i]
-					if l.Flags&FlagTooLong == 0 {
-						l.Flags |= Classify(l.Bytes)
-					}
+					bad, isBad := checkLine(l, rd.max)
 					for f := l.Flags; f != 0; f &= f - 1 {
 						b.flags[bits.TrailingZeros16(uint16(f))]++
 					}
-					if bad, ok := judge(l, rd.max); ok {
+					if isBad {
 						b.nbad++
 						if len(b.bad) < opts.MaxBad {
 							b.bad = append(b.bad, bad)
@@ -389,3 +394,14 @@ type addOnly struct{ c progress.Counter }
 func (a addOnly) SetTotal(int64) {}
 func (a addOnly) Add(n int64)    { a.c.Add(n) }
 func (a addOnly) Done()          {}
+
+// withDefaults sets MaxBad's default (0: 10; < 0: none kept).
+func withDefaults(opts ValidateOptions) ValidateOptions {
+	switch {
+	case opts.MaxBad == 0:
+		opts.MaxBad = 10
+	case opts.MaxBad < 0:
+		opts.MaxBad = 0
+	}
+	return opts
+}

@@ -1,0 +1,53 @@
+package jsonl
+
+import (
+	"strings"
+	"testing"
+)
+
+// classifyCases hold the byte-level anomalies in and around valid and invalid JSON, with the
+// UTF-8 cases utf8.Valid draws its line at: overlong forms, surrogates, past U+10FFFF, cut
+// runes, at a string's start, middle and end, in short strings and in ones skipLong skips.
+var classifyCases = []string{
+	`{}`, `{"a":"é"}`, `{"a":"日本語","b":"🚀x"}`, `"` + "\xc3" + `"`, `"` + "\xc3\xa9" + `"`,
+	`"` + "\xe6\x97" + `"`, `"` + "\xed\xa0\x80" + `"`, `"` + "\xf4\x90\x80\x80" + `"`, `"` + "\xc0\xaf" + `"`,
+	`"` + "\xe0\x80\xaf" + `"`, `"` + "\xf0\x8f\xbf\xbf" + `"`, `"` + "\xff" + `"`, `"` + "\x80abc" + `"`,
+	`"ab` + "\xf0\x9f\x9a" + `"`, "{\"a\":1}\r", "{\r\"a\":1}", "\"a\rb\"", "{\"a\":\"\x00\"}", "  ",
+	"\t", "", "\"\xc3\xa9\" x", "é", "{\"é\":1}", "{\"a\":1}\xc3\xa9", "\"\\u00e9\xff\"",
+	`{"k":"` + strings.Repeat("abcdefgh", 300) + "é" + strings.Repeat("x", 100) + `"}`,
+	`{"k":"` + strings.Repeat("abcdefgh", 300) + "\xff" + strings.Repeat("é", 100) + `"}`,
+	`{"k":"` + strings.Repeat("日本語 ", 400) + `"}`,
+	`{"k":"` + strings.Repeat("abcdefgh", 300) + "\xe6\x97" + `"}`,
+	`{"k":"` + strings.Repeat("abcdefgh", 300) + "\x01" + `"}`,
+	strings.Repeat("[", 10001) + `"é"` + strings.Repeat("]", 10001),
+}
+
+// TestClassifyJSON holds the one-pass classifyJSON to Classify and Valid, the two passes it
+// replaces in validate.
+func TestClassifyJSON(t *testing.T) {
+	for _, c := range classifyCases {
+		checkClassifyJSON(t, []byte(c))
+		for cut := range len(c) { // every prefix, to cut runes and strings anywhere
+			if len(c) < 64 {
+				checkClassifyJSON(t, []byte(c[:cut]))
+			}
+		}
+	}
+}
+
+func checkClassifyJSON(t *testing.T, b []byte) {
+	t.Helper()
+	f, valid := classifyJSON(b)
+	if want, wantValid := Classify(b), Valid(b); f != want || valid != wantValid {
+		t.Fatalf("classifyJSON(%q) = %v, %v; Classify and Valid say %v, %v", b, f, valid, want, wantValid)
+	}
+}
+
+func FuzzClassifyJSON(f *testing.F) {
+	for _, c := range classifyCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkClassifyJSON(t, b)
+	})
+}
