@@ -124,7 +124,7 @@ const (
 // no recursion; strings are skipped eight bytes at a time) that scans one value starting at or
 // after i and returns the offset after it, or the offset of the offending byte and a message.
 // Its callers differ only in what it notes on the way:
-//   - nothing (sc nil, tape false): Check, Values, the Reader's verdicts;
+//   - nothing (sc nil, mode 0): Check, Values, the Reader's verdicts;
 //   - sc: the members of the top two object levels and an image hint (repair's planner);
 //   - modeTape: a token per value and key appended to toks (Doc.Parse, the audit's reader), at
 //     most docMaxDepth levels and DocMaxValues tokens (outBig: refused for its size);
