@@ -26,8 +26,12 @@ type Event struct {
 // from, so every JSONL reader of clawdoctor runs on them unchanged.
 type Transcript struct {
 	db        *DB
+	ctx       context.Context
 	sessionID string
 	rows      *sql.Rows
+	raw       *rawCursor // reads the rows from the file (btree.go) until it meets a doubt
+	last      int64      // the seq of the last row read, where SQL takes over from raw
+	started   bool
 
 	json, blob sql.RawBytes
 	size       sql.NullInt64
@@ -51,11 +55,63 @@ func (db *DB) Transcript(ctx context.Context, sessionID string) (*Transcript, er
 	// copy (TEXT comes as a string, copied again).
 	q := `SELECT seq, CAST(event_json AS BLOB), ` + db.col("transcript_events", "event_zstd") + `, ` + db.col("transcript_events", "event_utf8_bytes") +
 		` FROM transcript_events WHERE session_id = ? ORDER BY seq`
+	if rt := db.rawReader(ctx); rt != nil {
+		return &Transcript{db: db, ctx: ctx, sessionID: sessionID, raw: rt.cursor(sessionID), FirstGap: -1}, nil
+	}
 	rows, err := db.conn.QueryContext(ctx, q, sessionID)
 	if err != nil {
 		return nil, &Error{Path: db.Path, Session: sessionID, Seq: -1, Err: classify(err)}
 	}
-	return &Transcript{db: db, sessionID: sessionID, rows: rows, FirstGap: -1}, nil
+	return &Transcript{db: db, ctx: ctx, sessionID: sessionID, rows: rows, FirstGap: -1}, nil
+}
+
+// nextRow reads the next row into t.json, t.blob and t.size. ok is false at the end (t.err
+// says whether that is io.EOF). A doubt of the raw reader hands over to SQL after the last row
+// it gave, so the rows are the query's whatever happens.
+func (t *Transcript) nextRow() (seq int64, ok bool) {
+	if t.raw != nil {
+		if t.raw.pos%1024 == 0 {
+			if err := t.ctx.Err(); err != nil {
+				t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(err)}
+				return 0, false
+			}
+		}
+		seq, json, blob, size, sizeOK, err := t.raw.next()
+		if err == nil {
+			t.json, t.blob, t.size = json, blob, sql.NullInt64{Int64: size, Valid: sizeOK}
+			t.last, t.started = seq, true
+			return seq, true
+		}
+		t.raw = nil
+		if err == io.EOF {
+			t.err = io.EOF
+			return 0, false
+		}
+		q := `SELECT seq, CAST(event_json AS BLOB), ` + t.db.col("transcript_events", "event_zstd") + `, ` +
+			t.db.col("transcript_events", "event_utf8_bytes") + ` FROM transcript_events WHERE session_id = ?`
+		args := []any{t.sessionID}
+		if t.started {
+			q, args = q+` AND seq > ?`, append(args, t.last)
+		}
+		rows, qerr := t.db.conn.QueryContext(t.ctx, q+` ORDER BY seq`, args...)
+		if qerr != nil {
+			t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(qerr)}
+			return 0, false
+		}
+		t.rows = rows
+	}
+	if !t.rows.Next() {
+		t.err = io.EOF
+		if err := t.rows.Err(); err != nil {
+			t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(err)}
+		}
+		return 0, false
+	}
+	if err := t.rows.Scan(&seq, &t.json, &t.blob, &t.size); err != nil {
+		t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(err)}
+		return 0, false
+	}
+	return seq, true
 }
 
 // Next returns the next event, or io.EOF after the last one. A zstd event that does not
@@ -64,16 +120,8 @@ func (t *Transcript) Next() (Event, error) {
 	if t.err != nil {
 		return Event{}, t.err
 	}
-	if !t.rows.Next() {
-		t.err = io.EOF
-		if err := t.rows.Err(); err != nil {
-			t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(err)}
-		}
-		return Event{}, t.err
-	}
-	var seq int64
-	if err := t.rows.Scan(&seq, &t.json, &t.blob, &t.size); err != nil {
-		t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(err)}
+	seq, ok := t.nextRow()
+	if !ok {
 		return Event{}, t.err
 	}
 	if seq != t.next && t.FirstGap < 0 {
@@ -150,6 +198,7 @@ func (t *Transcript) Read(p []byte) (int, error) {
 
 // Close ends the stream.
 func (t *Transcript) Close() error {
+	t.raw = nil
 	if t.rows == nil {
 		return nil
 	}

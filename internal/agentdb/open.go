@@ -65,6 +65,10 @@ type DB struct {
 	zmu     sync.Mutex
 	zfree   []*zstd.Decoder // idle decoders of event_zstd frames
 	zall    []*zstd.Decoder // every decoder made, closed with the DB
+
+	rawOnce sync.Once
+	raw     *rawTable // nil: sessions are read with SQL (btree.go)
+	noRaw   bool      // tests: read with SQL only
 }
 
 // MaxReaders is how many queries of one DB may run at once (audit reads two sessions side by
@@ -313,6 +317,8 @@ func (db *DB) Close() error {
 }
 
 func (db *DB) cleanup() {
+	db.raw.close()
+	db.raw = nil
 	if db.conn != nil {
 		db.conn.Close()
 		db.conn = nil

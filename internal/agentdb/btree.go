@@ -1,0 +1,657 @@
+package agentdb
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+)
+
+// The audit, export and every other reader of a session's events read them through
+// Transcript. On a database SQLite reads in place (no WAL frames, no hot journal: the file is
+// the whole state, opened immutable), Transcript reads the rows straight from the file's
+// b-trees (https://sqlite.org/fileformat2.html): the (session_id, seq) index gives the rowids
+// in seq order, and each row is found in the table b-tree, most often in the leaf the last
+// one was in. The same rows, values and order as the SQL query (TestRawEqualsSQL on the real
+// 2026.8.1 and 2026.9.6 databases and generated ones), without SQLite's virtual machine, a
+// read(2) per page and database/sql's copies: on the 512 MiB limits database this was most of
+// the audit's CPU time. Anything this reader does not expect (a layout, a record shape, a
+// damaged page) sends the session back to SQL from the seq reached, so a doubt costs speed,
+// never a row.
+
+// rawTable is what the reader needs to know of a database, read once (DB.raw).
+type rawTable struct {
+	f          *os.File
+	pageSize   int
+	usable     int
+	pages      int64
+	tableRoot  int64
+	indexRoot  int64
+	colSession int // record positions of the columns; -1 when the table lacks the column
+	colSeq     int
+	colJSON    int
+	colZstd    int
+	colSize    int
+
+	mu       sync.Mutex
+	interior map[int64][]byte // interior pages, read once each (about 1 % of the file)
+	cached   int
+}
+
+// maxInteriorCache bounds the bytes of interior pages kept.
+const maxInteriorCache = 64 << 20
+
+// errRaw marks what the raw reader does not handle; the caller goes on with SQL.
+var errRaw = errors.New("raw read")
+
+func rawErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errRaw}, args...)...)
+}
+
+// rawReader returns the database's raw reader, or nil when its layout is not one it reads
+// (see rawTable); it is set up once.
+func (db *DB) rawReader(ctx context.Context) *rawTable {
+	db.rawOnce.Do(func() {
+		if db.Copied || db.noRaw {
+			return
+		}
+		rt, err := db.openRaw(ctx)
+		if err == nil {
+			db.raw = rt
+		}
+	})
+	return db.raw
+}
+
+// openRaw checks everything the raw reader assumes, from SQLite's own view of the schema: a
+// rowid table transcript_events whose PRIMARY KEY (session_id, seq) is its first automatic
+// index, UTF-8 text, and columns with no default but NULL (a row written before an ALTER
+// TABLE ADD COLUMN has no value for it on disk: NULL is then what SQL reads too).
+func (db *DB) openRaw(ctx context.Context) (*rawTable, error) {
+	var tableSQL string
+	var tableRoot int64
+	if err := db.conn.QueryRowContext(ctx, `SELECT sql, rootpage FROM sqlite_master WHERE type = 'table' AND name = 'transcript_events'`).Scan(&tableSQL, &tableRoot); err != nil {
+		return nil, err
+	}
+	if strings.Contains(strings.ToUpper(tableSQL), "WITHOUT ROWID") {
+		return nil, rawErrorf("a WITHOUT ROWID table")
+	}
+	var indexRoot int64
+	if err := db.conn.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'sqlite_autoindex_transcript_events_1' AND sql IS NULL`).Scan(&indexRoot); err != nil {
+		return nil, err
+	}
+	var idx []string
+	rows, err := db.conn.QueryContext(ctx, `SELECT name FROM pragma_index_info('sqlite_autoindex_transcript_events_1') ORDER BY seqno`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		idx = append(idx, n)
+	}
+	rows.Close()
+	if len(idx) != 2 || idx[0] != "session_id" || idx[1] != "seq" {
+		return nil, rawErrorf("the primary key index is on %v", idx)
+	}
+	rt := &rawTable{tableRoot: tableRoot, indexRoot: indexRoot, colSession: -1, colSeq: -1, colJSON: -1, colZstd: -1, colSize: -1,
+		interior: map[int64][]byte{}}
+	rows, err = db.conn.QueryContext(ctx, `SELECT cid, name, dflt_value IS NULL, hidden FROM pragma_table_xinfo('transcript_events') ORDER BY cid`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var cid, hidden int
+		var name string
+		var noDefault bool
+		if err := rows.Scan(&cid, &name, &noDefault, &hidden); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if hidden != 0 {
+			rows.Close()
+			return nil, rawErrorf("a hidden or generated column")
+		}
+		p := map[string]*int{"session_id": &rt.colSession, "seq": &rt.colSeq, "event_json": &rt.colJSON, "event_zstd": &rt.colZstd, "event_utf8_bytes": &rt.colSize}[name]
+		if p != nil {
+			if !noDefault {
+				rows.Close()
+				return nil, rawErrorf("column %s has a default", name)
+			}
+			*p = cid
+		}
+	}
+	rows.Close()
+	if rt.colSession < 0 || rt.colSeq < 0 || rt.colJSON < 0 {
+		return nil, rawErrorf("columns missing")
+	}
+	f, err := os.Open(db.Path)
+	if err != nil {
+		return nil, err
+	}
+	var h [headerSize]byte
+	st, err := f.Stat()
+	if err == nil {
+		_, err = f.ReadAt(h[:], 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	ps := int(binary.BigEndian.Uint16(h[16:18]))
+	if ps == 1 {
+		ps = 65536
+	}
+	if !bytes.Equal(h[:16], sqliteMagic) || ps < 512 || ps&(ps-1) != 0 || binary.BigEndian.Uint32(h[56:60]) != 1 {
+		f.Close()
+		return nil, rawErrorf("not a UTF-8 database of a known page size")
+	}
+	rt.f, rt.pageSize, rt.usable, rt.pages = f, ps, ps-int(h[20]), st.Size()/int64(ps)
+	return rt, nil
+}
+
+func (rt *rawTable) close() {
+	if rt != nil && rt.f != nil {
+		rt.f.Close()
+	}
+}
+
+// rawCursor reads one session's rows.
+type rawCursor struct {
+	rt      *rawTable
+	session []byte
+	batch   []rawEntry // rowids of the next rows, in seq order
+	pos     int
+	lastSeq int64
+	more    bool   // the index may hold more entries after batch
+	win     window // b-tree pages
+	owin    window // overflow pages
+	leaf    []byte // the table leaf the last row was in
+	leafN   int64
+	payload []byte
+}
+
+type rawEntry struct{ seq, rowid int64 }
+
+const (
+	rawBatch  = 4096
+	winPages  = 64 // most pages read at once
+	maxLevels = 40
+)
+
+func (rt *rawTable) cursor(session string) *rawCursor {
+	return &rawCursor{rt: rt, session: []byte(session), lastSeq: -1 << 63, more: true}
+}
+
+// page returns page n. Interior pages are copies, cached while the cache has room; others are
+// slices of a window of pages read together, valid until the next call. The window doubles
+// while reads go on where it ended (a session's leaves lie mostly side by side) and halves on
+// a jump (sessions written side by side by a live gateway), so scattered rows do not each cost
+// a quarter MiB.
+func (c *rawCursor) page(n int64) ([]byte, error) {
+	rt := c.rt
+	if n < 1 || n > rt.pages {
+		return nil, rawErrorf("page %d past the end (%d pages)", n, rt.pages)
+	}
+	rt.mu.Lock()
+	p, ok := rt.interior[n]
+	rt.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := c.win.get(rt, n)
+	if err != nil {
+		return nil, err
+	}
+	hdr := 0
+	if n == 1 {
+		hdr = headerSize
+	}
+	if t := p[hdr]; t == 0x02 || t == 0x05 { // interior: a copy, which recursion cannot move
+		p = append([]byte(nil), p...)
+		rt.mu.Lock()
+		if rt.cached < maxInteriorCache {
+			rt.interior[n] = p
+			rt.cached += len(p)
+		}
+		rt.mu.Unlock()
+	}
+	return p, nil
+}
+
+// window is a run of pages read with one pread.
+type window struct {
+	buf  []byte
+	lo   int64 // page number of buf's first page
+	size int64 // pages to read next time
+}
+
+func (w *window) get(rt *rawTable, n int64) ([]byte, error) {
+	ps := int64(rt.pageSize)
+	have := int64(len(w.buf)) / ps
+	if n >= w.lo && n < w.lo+have {
+		return w.buf[(n-w.lo)*ps : (n-w.lo+1)*ps], nil
+	}
+	switch {
+	case w.size == 0:
+		w.size = 8
+	case n == w.lo+have:
+		w.size = min(2*w.size, winPages)
+	default:
+		w.size = max(w.size/2, 1)
+	}
+	k := min(w.size, rt.pages-n+1)
+	if int64(cap(w.buf)) < k*ps {
+		w.buf = make([]byte, winPages*ps)
+	}
+	w.buf = w.buf[:k*ps]
+	if _, err := rt.f.ReadAt(w.buf, (n-1)*ps); err != nil && !errors.Is(err, io.EOF) {
+		w.buf = w.buf[:0]
+		return nil, err
+	}
+	w.lo = n
+	return w.buf[:ps], nil
+}
+
+// next returns the next row of the session: seq, event_json, event_zstd, event_utf8_bytes
+// (valid: sizeOK), or io.EOF.
+func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK bool, err error) {
+	if c.pos == len(c.batch) {
+		if !c.more {
+			return 0, nil, nil, 0, false, io.EOF
+		}
+		c.batch, c.pos = c.batch[:0], 0
+		done, err := c.collect(c.rt.indexRoot, 0)
+		if err != nil {
+			return 0, nil, nil, 0, false, err
+		}
+		_ = done
+		c.more = len(c.batch) == rawBatch // else the session's entries (or the index) ended
+		if len(c.batch) == 0 {
+			c.more = false
+			return 0, nil, nil, 0, false, io.EOF
+		}
+	}
+	e := c.batch[c.pos]
+	rec, err := c.row(e.rowid)
+	if err != nil {
+		return 0, nil, nil, 0, false, err
+	}
+	cols, err := c.columns(rec)
+	if err != nil {
+		return 0, nil, nil, 0, false, fmt.Errorf("%w (rowid %d)", err, e.rowid)
+	}
+	if !cols[0].text || !bytes.Equal(cols[0].b, c.session) || !cols[1].isInt || cols[1].i != e.seq {
+		return 0, nil, nil, 0, false, rawErrorf("rowid %d is not the index's (session, seq)", e.rowid)
+	}
+	if cols[2].text {
+		json = cols[2].b
+	} else if !cols[2].null {
+		return 0, nil, nil, 0, false, rawErrorf("rowid %d: event_json is neither text nor NULL", e.rowid)
+	}
+	if cols[3].blob {
+		zstd = cols[3].b
+	} else if !cols[3].null {
+		return 0, nil, nil, 0, false, rawErrorf("rowid %d: event_zstd is neither a blob nor NULL", e.rowid)
+	}
+	switch {
+	case cols[4].isInt:
+		size, sizeOK = cols[4].i, true
+	case !cols[4].null:
+		return 0, nil, nil, 0, false, rawErrorf("rowid %d: event_utf8_bytes is not an integer", e.rowid)
+	}
+	c.pos++
+	c.lastSeq = e.seq
+	return e.seq, json, zstd, size, sizeOK, nil
+}
+
+// collect appends to batch the index entries of the session after lastSeq, in order, from the
+// subtree at page n; done is set once an entry past the session (or a full batch) was met.
+func (c *rawCursor) collect(n int64, depth int) (done bool, err error) {
+	if depth > maxLevels {
+		return false, rawErrorf("index deeper than %d levels", maxLevels)
+	}
+	p, err := c.page(n)
+	if err != nil {
+		return false, err
+	}
+	hdr := 0
+	if n == 1 {
+		hdr = headerSize
+	}
+	kind := p[hdr]
+	if kind != 0x02 && kind != 0x0a {
+		return false, rawErrorf("page %d is not an index page", n)
+	}
+	interior := kind == 0x02
+	h := hdr + 8
+	if interior {
+		h += 4
+	}
+	ncell := int(binary.BigEndian.Uint16(p[hdr+3:]))
+	if h+2*ncell > len(p) {
+		return false, rawErrorf("page %d: cells past the page", n)
+	}
+	for i := range ncell {
+		off := int(binary.BigEndian.Uint16(p[h+2*i:]))
+		var child int64
+		if interior {
+			if off+4 > c.rt.usable {
+				return false, rawErrorf("page %d: cell past the page", n)
+			}
+			child = int64(binary.BigEndian.Uint32(p[off:]))
+			off += 4
+		}
+		key, err := c.cellPayload(p, n, off, false)
+		if err != nil {
+			return false, err
+		}
+		session, seq, rowid, err := indexKey(key)
+		if err != nil {
+			return false, fmt.Errorf("%w (page %d)", err, n)
+		}
+		cmp := bytes.Compare(session, c.session)
+		if cmp < 0 || cmp == 0 && seq <= c.lastSeq {
+			continue // this entry, and the left subtree before it, come before what is wanted
+		}
+		if interior {
+			if done, err := c.collect(child, depth+1); done || err != nil {
+				return done, err
+			}
+		}
+		if cmp > 0 {
+			return true, nil
+		}
+		if seq <= c.lastBatchSeq() {
+			return false, rawErrorf("index page %d out of order", n)
+		}
+		c.batch = append(c.batch, rawEntry{seq, rowid})
+		if len(c.batch) == rawBatch {
+			return true, nil // the next batch starts after it (next sets lastSeq row by row)
+		}
+	}
+	if interior {
+		return c.collect(int64(binary.BigEndian.Uint32(p[hdr+8:])), depth+1)
+	}
+	return false, nil
+}
+
+func (c *rawCursor) lastBatchSeq() int64 {
+	if len(c.batch) == 0 {
+		return c.lastSeq
+	}
+	return c.batch[len(c.batch)-1].seq
+}
+
+// row returns the record of rowid from the table b-tree.
+func (c *rawCursor) row(rowid int64) ([]byte, error) {
+	if c.leaf != nil {
+		if rec, ok, err := c.inLeaf(c.leaf, c.leafN, rowid); ok || err != nil {
+			return rec, err
+		}
+	}
+	n := c.rt.tableRoot
+	for depth := 0; ; depth++ {
+		if depth > maxLevels {
+			return nil, rawErrorf("table deeper than %d levels", maxLevels)
+		}
+		p, err := c.page(n)
+		if err != nil {
+			return nil, err
+		}
+		hdr := 0
+		if n == 1 {
+			hdr = headerSize
+		}
+		switch p[hdr] {
+		case 0x0d:
+			// the window may move on: keep the leaf's own bytes
+			c.leaf, c.leafN = append(c.leaf[:0], p...), n
+			rec, ok, err := c.inLeaf(c.leaf, n, rowid)
+			if err == nil && !ok {
+				err = rawErrorf("rowid %d is not in the table", rowid)
+			}
+			return rec, err
+		case 0x05:
+			ncell := int(binary.BigEndian.Uint16(p[hdr+3:]))
+			if hdr+12+2*ncell > len(p) {
+				return nil, rawErrorf("page %d: cells past the page", n)
+			}
+			next := int64(binary.BigEndian.Uint32(p[hdr+8:]))
+			lo, hi := 0, ncell // the first cell whose key >= rowid
+			for lo < hi {
+				m := (lo + hi) / 2
+				off := int(binary.BigEndian.Uint16(p[hdr+12+2*m:]))
+				if off+5 > len(p) {
+					return nil, rawErrorf("page %d: cell past the page", n)
+				}
+				key, k := readVarint(p[off+4:])
+				if k == 0 {
+					return nil, rawErrorf("page %d: bad key", n)
+				}
+				if int64(key) >= rowid {
+					hi = m
+				} else {
+					lo = m + 1
+				}
+			}
+			if lo < ncell {
+				off := int(binary.BigEndian.Uint16(p[hdr+12+2*lo:]))
+				next = int64(binary.BigEndian.Uint32(p[off:]))
+			}
+			n = next
+		default:
+			return nil, rawErrorf("page %d is not a table page", n)
+		}
+	}
+}
+
+// inLeaf finds rowid in the table leaf p (page n): ok is false when it is not there.
+func (c *rawCursor) inLeaf(p []byte, n, rowid int64) ([]byte, bool, error) {
+	hdr := 0
+	if n == 1 {
+		hdr = headerSize
+	}
+	ncell := int(binary.BigEndian.Uint16(p[hdr+3:]))
+	if hdr+8+2*ncell > len(p) {
+		return nil, false, rawErrorf("page %d: cells past the page", n)
+	}
+	cellRowid := func(i int) (int64, int, error) {
+		off := int(binary.BigEndian.Uint16(p[hdr+8+2*i:]))
+		if off >= len(p) {
+			return 0, 0, rawErrorf("page %d: cell past the page", n)
+		}
+		_, k := readVarint(p[off:])
+		if k == 0 {
+			return 0, 0, rawErrorf("page %d: bad cell", n)
+		}
+		r, k2 := readVarint(p[off+k:])
+		if k2 == 0 {
+			return 0, 0, rawErrorf("page %d: bad cell", n)
+		}
+		return int64(r), off, nil
+	}
+	lo, hi := 0, ncell
+	for lo < hi {
+		m := (lo + hi) / 2
+		r, _, err := cellRowid(m)
+		if err != nil {
+			return nil, false, err
+		}
+		if r >= rowid {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if lo == ncell {
+		return nil, false, nil
+	}
+	r, off, err := cellRowid(lo)
+	if err != nil || r != rowid {
+		return nil, false, err
+	}
+	rec, err := c.cellPayload(p, n, off, true)
+	return rec, err == nil, err
+}
+
+// cellPayload returns the payload of the cell at off (its payload-size varint; for a table
+// leaf, then the rowid), overflow pages followed.
+func (c *rawCursor) cellPayload(p []byte, n int64, off int, table bool) ([]byte, error) {
+	size, k := readVarint(p[off:])
+	if k == 0 || size > maxRawPayload {
+		return nil, rawErrorf("page %d: bad payload size", n)
+	}
+	off += k
+	u := c.rt.usable
+	var local int
+	if table {
+		_, k2 := readVarint(p[off:])
+		if k2 == 0 {
+			return nil, rawErrorf("page %d: bad rowid", n)
+		}
+		off += k2
+		local = int(localPayload(int64(size), int64(u)))
+	} else {
+		local = indexLocal(int(size), u)
+	}
+	if off+local > u {
+		return nil, rawErrorf("page %d: payload past the page", n)
+	}
+	if int(size) == local {
+		return p[off : off+local], nil
+	}
+	if off+local+4 > len(p) {
+		return nil, rawErrorf("page %d: no overflow pointer", n)
+	}
+	buf := append(c.payload[:0], p[off:off+local]...)
+	next := int64(binary.BigEndian.Uint32(p[off+local:]))
+	for hops := int64(0); len(buf) < int(size); hops++ {
+		if next < 1 || hops > c.rt.pages {
+			return nil, rawErrorf("page %d: overflow chain broken", n)
+		}
+		op, err := c.overflow(next)
+		if err != nil {
+			return nil, err
+		}
+		take := min(u-4, int(size)-len(buf))
+		buf = append(buf, op[4:4+take]...)
+		next = int64(binary.BigEndian.Uint32(op[0:4]))
+	}
+	c.payload = buf
+	return buf, nil
+}
+
+// overflow reads an overflow page through a window of its own: chains mostly run through
+// consecutive pages, and reading them must not move the window the caller's page is in.
+func (c *rawCursor) overflow(n int64) ([]byte, error) {
+	if n < 1 || n > c.rt.pages {
+		return nil, rawErrorf("overflow page %d past the end", n)
+	}
+	return c.owin.get(c.rt, n)
+}
+
+// indexLocal is how much of an index cell's payload of size p sits on the page.
+func indexLocal(p, u int) int {
+	x := (u-12)*64/255 - 23
+	if p <= x {
+		return p
+	}
+	m := (u-12)*32/255 - 23
+	k := m + (p-m)%(u-4)
+	if k <= x {
+		return k
+	}
+	return m
+}
+
+// indexKey decodes an index entry (session_id TEXT, seq INTEGER, rowid INTEGER).
+func indexKey(rec []byte) (session []byte, seq, rowid int64, err error) {
+	var vals [3]value
+	n, ok := decodeRecord(rec, vals[:])
+	if !ok || n != 3 || !vals[0].text || !vals[1].isInt || !vals[2].isInt {
+		return nil, 0, 0, rawErrorf("an index entry of another shape")
+	}
+	return vals[0].b, vals[1].i, vals[2].i, nil
+}
+
+// columns decodes the five columns the reader needs, in the order session_id, seq,
+// event_json, event_zstd, event_utf8_bytes (absent ones NULL).
+func (c *rawCursor) columns(rec []byte) ([5]value, error) {
+	var all [16]value
+	n, ok := decodeRecord(rec, all[:])
+	if !ok {
+		return [5]value{}, rawErrorf("a record that does not decode")
+	}
+	var out [5]value
+	for i, col := range [5]int{c.rt.colSession, c.rt.colSeq, c.rt.colJSON, c.rt.colZstd, c.rt.colSize} {
+		if col < 0 || col >= n {
+			out[i].null = true // not in the table, or a row older than the column
+			continue
+		}
+		out[i] = all[col]
+	}
+	return out, nil
+}
+
+// decodeRecord decodes up to len(vals) columns of a record into vals, without allocating; n
+// is how many the record has (an error past len(vals)).
+func decodeRecord(rec []byte, vals []value) (n int, ok bool) {
+	hsize, k := readVarint(rec)
+	if k == 0 || hsize > uint64(len(rec)) || hsize < uint64(k) {
+		return 0, false
+	}
+	pos := int(hsize)
+	for h := k; h < int(hsize); {
+		t, m := readVarint(rec[h:int(hsize)])
+		if m == 0 || n == len(vals) {
+			return 0, false
+		}
+		h += m
+		v := value{}
+		switch {
+		case t == 0:
+			v.null = true
+		case t >= 1 && t <= 6:
+			size := [...]int{0, 1, 2, 3, 4, 6, 8}[t]
+			if pos+size > len(rec) {
+				return 0, false
+			}
+			var x int64
+			for _, b := range rec[pos : pos+size] {
+				x = x<<8 | int64(b)
+			}
+			shift := 64 - 8*size
+			v.isInt, v.i = true, x<<shift>>shift
+			pos += size
+		case t == 7:
+			if pos+8 > len(rec) {
+				return 0, false
+			}
+			pos += 8 // a REAL: not a value this reader uses (the caller rejects it)
+		case t == 8 || t == 9:
+			v.isInt, v.i = true, int64(t-8)
+		case t >= 12:
+			size := int((t - 12) / 2)
+			if pos+size > len(rec) {
+				return 0, false
+			}
+			v.b = rec[pos : pos+size]
+			v.text, v.blob = t%2 == 1, t%2 == 0
+			pos += size
+		default:
+			return 0, false
+		}
+		vals[n] = v
+		n++
+	}
+	return n, true
+}

@@ -1,0 +1,224 @@
+package agentdb
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/clawdoctor/clawdoctor/fixtures"
+)
+
+// readAll reads every event of session through a Transcript of db; poke, when set, is called
+// after the given number of events (to break the raw reader in the middle).
+func readEvents(t *testing.T, db *DB, session string, pokeAt int, poke func(*Transcript)) (evs []Event, tr *Transcript, err error) {
+	t.Helper()
+	tr, err = db.Transcript(context.Background(), session)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer tr.Close()
+	for {
+		if poke != nil && len(evs) == pokeAt {
+			poke(tr)
+		}
+		ev, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return evs, tr, nil
+		}
+		if err != nil {
+			return evs, tr, err
+		}
+		ev.Line = bytes.Clone(ev.Line)
+		evs = append(evs, ev)
+	}
+}
+
+// compareRawSQL reads every session of the database at path through the raw reader and
+// through SQL and requires the same events, counts, gaps and errors; it returns how many
+// sessions the raw reader served.
+func compareRawSQL(t *testing.T, path string) (rawSessions int) {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := OpenSessions(ctx, path)
+	if errors.Is(err, ErrNoSessions) {
+		return 0 // an auth/memory database of a JSONL-era install
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	plain, err := OpenSessions(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.noRaw = true
+	defer plain.Close()
+	sessions, err := plain.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sessions {
+		want, wtr, werr := readEvents(t, plain, s.ID, -1, nil)
+		got, gtr, gerr := readEvents(t, raw, s.ID, -1, nil)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("%s: errors differ: sql %v, raw %v", s.ID, werr, gerr)
+		}
+		if len(got) != len(want) || gtr.Events != wtr.Events || gtr.Bytes != wtr.Bytes || gtr.FirstGap != wtr.FirstGap {
+			t.Fatalf("%s: raw %d events (%d bytes, gap %d), sql %d (%d bytes, gap %d)", s.ID, len(got), gtr.Bytes, gtr.FirstGap, len(want), wtr.Bytes, wtr.FirstGap)
+		}
+		for i := range want {
+			if got[i].Seq != want[i].Seq || got[i].Compressed != want[i].Compressed || !bytes.Equal(got[i].Line, want[i].Line) {
+				t.Fatalf("%s: event %d differs: raw seq %d (%d bytes), sql seq %d (%d bytes)", s.ID, i, got[i].Seq, len(got[i].Line), want[i].Seq, len(want[i].Line))
+			}
+		}
+		if raw.raw != nil {
+			rawSessions++
+		}
+	}
+	return rawSessions
+}
+
+// rewrite runs stmts on a copy of the database at src written to dst (reordered rows, another
+// page size), so the raw reader meets layouts an import does not make.
+func rewrite(t *testing.T, src, dst string, stmts ...string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: dst}).EscapedPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestRawEqualsSQL holds the raw b-tree reader to SQLite's own query on the real 2026.8.1 and
+// 2026.9.6 databases (those with WAL frames are read by SQL only: the count says so), on a
+// generated one with zstd events, overflow chains and a session longer than a batch, and on
+// copies of it with rows in random rowid order and 512-byte pages (deep trees, long chains).
+func TestRawEqualsSQL(t *testing.T) {
+	dir := t.TempDir()
+	served := 0
+	for _, name := range fixtures.RealStates() {
+		state := filepath.Join(dir, name)
+		if err := fixtures.WriteRealState(name, state); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(state, "agents", "main", "agent", FileName)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		n := compareRawSQL(t, path)
+		served += n
+		t.Logf("%s: %d sessions read raw", name, n)
+	}
+	if served == 0 {
+		t.Error("the raw reader served no session of the real databases")
+	}
+	gen := filepath.Join(dir, "gen")
+	if _, err := fixtures.Generate(context.Background(), filepath.Join(gen, "jsonl"), fixtures.Options{
+		Sessions: 4, Size: 24 << 20, Seed: 3, SQLiteOut: filepath.Join(gen, "db")}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(gen, "db", "agents", "main", "agent", FileName)
+	shuffled := filepath.Join(gen, "shuffled.sqlite")
+	rewrite(t, path, shuffled,
+		`CREATE TABLE t2 AS SELECT * FROM transcript_events ORDER BY random()`,
+		`DELETE FROM transcript_events`, `INSERT INTO transcript_events SELECT * FROM t2`,
+		`DROP TABLE t2`, `VACUUM`)
+	small := filepath.Join(gen, "small.sqlite")
+	rewrite(t, path, small, `PRAGMA page_size = 512`, `VACUUM`)
+	for _, p := range []string{path, shuffled, small} {
+		if n := compareRawSQL(t, p); n == 0 {
+			t.Errorf("%s: no session read raw", filepath.Base(p))
+		}
+	}
+	// a session longer than one batch of the index
+	db, err := OpenSessions(context.Background(), small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sessions, _ := db.Sessions(context.Background())
+	long := false
+	for _, s := range sessions {
+		long = long || s.Events > rawBatch
+	}
+	if !long {
+		t.Errorf("no session of more than %d events: the batch continuation is not tested", rawBatch)
+	}
+}
+
+// TestRawHandsOverToSQL breaks the raw reader in the middle of a session (a rowid the table
+// does not hold): the rest of the session comes from SQL, from the next seq on, and the
+// events are those SQL alone gives.
+func TestRawHandsOverToSQL(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "s")
+	if err := fixtures.WriteRealState(fixtures.SQLite96, state); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(state, "agents", "main", "agent", FileName)
+	ctx := context.Background()
+	db, err := OpenSessions(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	plain, err := OpenSessions(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.noRaw = true
+	defer plain.Close()
+	sessions, _ := plain.Sessions(ctx)
+	tried := 0
+	for _, s := range sessions {
+		if s.Events < 4 {
+			continue
+		}
+		want, _, err := readEvents(t, plain, s.ID, -1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		broke := false
+		got, _, err := readEvents(t, db, s.ID, 2, func(tr *Transcript) {
+			if tr.raw != nil && tr.raw.pos < len(tr.raw.batch) {
+				tr.raw.batch[tr.raw.pos].rowid = 1 << 40
+				broke = true
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !broke {
+			continue
+		}
+		tried++
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events after the hand-over, want %d", s.ID, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Seq != want[i].Seq || !bytes.Equal(got[i].Line, want[i].Line) {
+				t.Fatalf("%s: event %d differs after the hand-over", s.ID, i)
+			}
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no session was read raw: the hand-over is not tested")
+	}
+}
