@@ -172,8 +172,8 @@ type rawCursor struct {
 	pos     int
 	lastSeq int64
 	more    bool   // the index may hold more entries after batch
-	win     window // b-tree pages
-	owin    window // overflow pages
+	win     window // leaf and overflow pages
+	ileaf   []byte // the index leaf collect reads
 	leaf    []byte // the table leaf the last row was in
 	leafN   int64
 	payload []byte
@@ -330,6 +330,10 @@ func (c *rawCursor) collect(n int64, depth int) (done bool, err error) {
 	kind := p[hdr]
 	if kind != 0x02 && kind != 0x0a {
 		return false, rawErrorf("page %d is not an index page", n)
+	}
+	if kind == 0x0a { // a window slice: copied, so an overflowing key cannot move it away
+		c.ileaf = append(c.ileaf[:0], p...)
+		p = c.ileaf
 	}
 	interior := kind == 0x02
 	h := hdr + 8
@@ -550,13 +554,15 @@ func (c *rawCursor) cellPayload(p []byte, n int64, off int, table bool) ([]byte,
 	return buf, nil
 }
 
-// overflow reads an overflow page through a window of its own: chains mostly run through
-// consecutive pages, and reading them must not move the window the caller's page is in.
+// overflow reads an overflow page through the same window as the leaves: a row's overflow
+// pages mostly follow its leaf in the file, so one window reads both once (two windows read
+// each page twice: measured, the audit's pread time doubled). The caller's page is a copy
+// (c.leaf, c.ileaf), which moving the window does not touch.
 func (c *rawCursor) overflow(n int64) ([]byte, error) {
 	if n < 1 || n > c.rt.pages {
 		return nil, rawErrorf("overflow page %d past the end", n)
 	}
-	return c.owin.get(c.rt, n)
+	return c.win.get(c.rt, n)
 }
 
 // indexLocal is how much of an index cell's payload of size p sits on the page.
