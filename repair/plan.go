@@ -219,11 +219,8 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 			p.plan.Lines = l.Num
 			p.end = l.Offset + l.Size
 			p.line(l)
-			// Every edit but the last is final (only the last may still grow by coalescing).
-			// A file without a header will be skipped: nothing more is handed over.
-			for emit != nil && (p.header || p.nValues == 0) && p.emitted < len(p.plan.Edits)-1 {
-				emit(p.plan.Edits[p.emitted])
-				p.emitted++
+			if emit != nil && (p.header || p.nValues == 0) { // a file without a header is skipped: nothing is handed over
+				p.handOver(l, emit)
 			}
 		}
 		lines.free <- bt
@@ -241,6 +238,37 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 	}
 	return p, nil
 }
+
+// handOver gives emit, after line l was planned, every edit that is final and lets the writer
+// copy what no edit can touch any more, so writing follows planning instead of waiting for
+// it. Edits come for the line being planned, in order: one starts at or after the line's
+// offset, and only an edit ending where the next one starts may still grow (addEdit
+// coalesces runs of dropped lines). So an edit that ends at or before l's offset is final
+// (a later edit starts past l), and the source before the offset of the last edit (or, with
+// every edit final, before l's end) is copied as it is whatever comes next: a zero-width
+// edit there tells the applier to copy up to it. Flushes come every flushStep bytes, so the
+// kernel copy runs in large ranges.
+func (p *planner) handOver(l jsonl.Line, emit func(Edit)) {
+	n := len(p.plan.Edits)
+	for p.emitted < n && (p.emitted < n-1 || p.plan.Edits[p.emitted].End <= l.Offset) {
+		emit(p.plan.Edits[p.emitted])
+		p.emitted++
+	}
+	if n == 0 {
+		return // no change yet: nothing is written for a file that may need none
+	}
+	safe := l.Offset + l.Size
+	if p.emitted < n {
+		safe = p.plan.Edits[p.emitted].Off
+	}
+	if p.flushed == 0 && safe > 0 || safe-p.flushed >= flushStep { // at once from the first change, then in steps
+		emit(Edit{Off: safe, End: safe})
+		p.flushed = safe
+	}
+}
+
+// flushStep is how far planning runs ahead before the writer is told to copy.
+const flushStep = 16 << 20
 
 // batch is a run of lines read ahead, their bytes copied into data, so the reader goroutine
 // goes on while the planner works (the two stages use both cores).
@@ -342,6 +370,7 @@ type planner struct {
 	deep    bool  // the line being planned is nested deeper than maxDepth (kept unexamined)
 	end     int64 // stream size so far
 	emitted int   // edits handed to emit
+	flushed int64 // the writer was told it may copy the source up to here
 
 	sc      jsonl.Scanner // the line's value
 	sc2     jsonl.Scanner // probes inside the line (headerAt, entryAt, entry fields)

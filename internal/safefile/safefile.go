@@ -135,7 +135,7 @@ func writeTemp(path string, mode os.FileMode, before func(*os.File) error, fill 
 			tracked()
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 256<<10)
+	bw := bufio.NewWriterSize(&writeBehind{f: tmp}, 256<<10)
 	if err = fill(bw); err != nil {
 		return "", nil, err
 	}
