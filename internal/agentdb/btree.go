@@ -177,6 +177,7 @@ type rawCursor struct {
 	leaf    []byte // the table leaf the last row was in
 	leafN   int64
 	payload []byte
+	visits  int64 // pages collect visited for this batch
 }
 
 type rawEntry struct{ seq, rowid int64 }
@@ -268,7 +269,7 @@ func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK boo
 		if !c.more {
 			return 0, nil, nil, 0, false, io.EOF
 		}
-		c.batch, c.pos = c.batch[:0], 0
+		c.batch, c.pos, c.visits = c.batch[:0], 0, 0
 		done, err := c.collect(c.rt.indexRoot, 0)
 		if err != nil {
 			return 0, nil, nil, 0, false, err
@@ -318,6 +319,11 @@ func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK boo
 func (c *rawCursor) collect(n int64, depth int) (done bool, err error) {
 	if depth > maxLevels {
 		return false, rawErrorf("index deeper than %d levels", maxLevels)
+	}
+	// a damaged tree whose pages name each other would be walked again and again within
+	// the depth bound: no walk of a tree visits more pages than the file has
+	if c.visits++; c.visits > c.rt.pages+maxLevels {
+		return false, rawErrorf("index pages visited more than once")
 	}
 	p, err := c.page(n)
 	if err != nil {
