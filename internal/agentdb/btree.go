@@ -254,8 +254,12 @@ func (w *window) get(rt *rawTable, n int64) ([]byte, error) {
 		w.buf = make([]byte, winPages*ps)
 	}
 	w.buf = w.buf[:k*ps]
-	if _, err := rt.f.ReadAt(w.buf, (n-1)*ps); err != nil && !errors.Is(err, io.EOF) {
+	if m, err := rt.f.ReadAt(w.buf, (n-1)*ps); m < len(w.buf) {
+		// a file cut short since it was opened: never pages of an earlier window
 		w.buf = w.buf[:0]
+		if err == nil || errors.Is(err, io.EOF) {
+			err = rawErrorf("page %d: the file is shorter than when it was opened", n)
+		}
 		return nil, err
 	}
 	w.lo = n
