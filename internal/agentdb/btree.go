@@ -3,10 +3,12 @@ package agentdb
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -37,6 +39,9 @@ type rawTable struct {
 	colJSON    int
 	colZstd    int
 	colSize    int
+	slots      [16]int8 // by record position: the index into columns' result, or -1
+
+	spare sync.Pool // *cursorBufs
 
 	mu       sync.Mutex
 	interior map[int64][]byte // interior pages, read once each (about 1 % of the file)
@@ -85,18 +90,25 @@ func (db *DB) openRaw(ctx context.Context) (*rawTable, error) {
 	if err := db.conn.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'sqlite_autoindex_transcript_events_1' AND sql IS NULL`).Scan(&indexRoot); err != nil {
 		return nil, err
 	}
+	// the walks compare keys as bytes, in ascending order: a key column of another collation
+	// (COLLATE NOCASE) or in descending order would have them skip entries
 	var idx []string
-	rows, err := db.conn.QueryContext(ctx, `SELECT name FROM pragma_index_info('sqlite_autoindex_transcript_events_1') ORDER BY seqno`)
+	rows, err := db.conn.QueryContext(ctx, `SELECT name, desc, coll FROM pragma_index_xinfo('sqlite_autoindex_transcript_events_1') WHERE key ORDER BY seqno`)
 	if err != nil {
 		return nil, err
 	}
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var n, coll sql.NullString
+		var desc int
+		if err := rows.Scan(&n, &desc, &coll); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		idx = append(idx, n)
+		if desc != 0 || !strings.EqualFold(coll.String, "BINARY") {
+			rows.Close()
+			return nil, rawErrorf("the primary key index orders %s by %s (desc %d)", n.String, coll.String, desc)
+		}
+		idx = append(idx, n.String)
 	}
 	rows.Close()
 	if len(idx) != 2 || idx[0] != "session_id" || idx[1] != "seq" {
@@ -132,6 +144,17 @@ func (db *DB) openRaw(ctx context.Context) (*rawTable, error) {
 	rows.Close()
 	if rt.colSession < 0 || rt.colSeq < 0 || rt.colJSON < 0 {
 		return nil, rawErrorf("columns missing")
+	}
+	for i := range rt.slots {
+		rt.slots[i] = -1
+	}
+	for slot, col := range [5]int{rt.colSession, rt.colSeq, rt.colJSON, rt.colZstd, rt.colSize} {
+		if col >= len(rt.slots) {
+			return nil, rawErrorf("column %d past the %d the reader decodes", col, len(rt.slots))
+		}
+		if col >= 0 {
+			rt.slots[col] = int8(slot)
+		}
 	}
 	f, err := os.Open(db.Path)
 	if err != nil {
@@ -176,6 +199,7 @@ type rawCursor struct {
 	ileaf   []byte // the index leaf collect reads
 	leaf    []byte // the table leaf the last row was in
 	leafN   int64
+	parent  rawParent // the interior page above leaf
 	payload []byte
 	visits  int64 // pages collect visited for this batch
 }
@@ -189,8 +213,34 @@ const (
 )
 
 func (rt *rawTable) cursor(session string) *rawCursor {
-	return &rawCursor{rt: rt, session: []byte(session), lastSeq: -1 << 63, more: true}
+	c := &rawCursor{rt: rt, session: []byte(session), lastSeq: -1 << 63, more: true}
+	if b, ok := rt.spare.Get().(*cursorBufs); ok {
+		c.batch, c.win.buf, c.ileaf, c.leaf, c.payload = b.batch[:0], b.win[:0], b.ileaf[:0], b.leaf[:0], b.payload[:0]
+	}
+	return c
 }
+
+// cursorBufs are the buffers of a finished cursor, kept for the next session's (a window
+// and a batch of a quarter MiB each per session were most of what the reader allocated).
+type cursorBufs struct {
+	batch                     []rawEntry
+	win, ileaf, leaf, payload []byte
+}
+
+// release hands c's buffers to the next cursor; c must not be used after. Nil is allowed.
+func (c *rawCursor) release() {
+	if c == nil {
+		return
+	}
+	if cap(c.payload) <= maxSparePayload {
+		c.rt.spare.Put(&cursorBufs{batch: c.batch, win: c.win.buf, ileaf: c.ileaf, leaf: c.leaf, payload: c.payload})
+	}
+	*c = rawCursor{}
+}
+
+// maxSparePayload bounds the payload buffer a released cursor passes on (rows of up to 64 MiB
+// grow it).
+const maxSparePayload = 4 << 20
 
 // page returns page n. Interior pages are copies, cached while the cache has room; others are
 // slices of a window of pages read together, valid until the next call. The window doubles
@@ -202,19 +252,25 @@ func (c *rawCursor) page(n int64) ([]byte, error) {
 	if n < 1 || n > rt.pages {
 		return nil, rawErrorf("page %d past the end (%d pages)", n, rt.pages)
 	}
-	rt.mu.Lock()
-	p, ok := rt.interior[n]
-	rt.mu.Unlock()
-	if ok {
-		return p, nil
-	}
-	p, err := c.win.get(rt, n)
-	if err != nil {
-		return nil, err
-	}
 	hdr := 0
 	if n == 1 {
 		hdr = headerSize
+	}
+	// a page of the window is a leaf most times: no lock and no lookup for it
+	p, ok := c.win.have(rt, n)
+	if !ok || p[hdr] == 0x02 || p[hdr] == 0x05 {
+		rt.mu.Lock()
+		q, ok := rt.interior[n]
+		rt.mu.Unlock()
+		if ok {
+			return q, nil
+		}
+	}
+	if !ok {
+		var err error
+		if p, err = c.win.get(rt, n); err != nil {
+			return nil, err
+		}
 	}
 	if t := p[hdr]; t == 0x02 || t == 0x05 { // interior: a copy, which recursion cannot move
 		p = append([]byte(nil), p...)
@@ -235,12 +291,21 @@ type window struct {
 	size int64 // pages to read next time
 }
 
+// have returns page n when the window holds it.
+func (w *window) have(rt *rawTable, n int64) ([]byte, bool) {
+	ps := int64(rt.pageSize)
+	if n >= w.lo && n < w.lo+int64(len(w.buf))/ps {
+		return w.buf[(n-w.lo)*ps : (n-w.lo+1)*ps], true
+	}
+	return nil, false
+}
+
 func (w *window) get(rt *rawTable, n int64) ([]byte, error) {
+	if p, ok := w.have(rt, n); ok {
+		return p, nil
+	}
 	ps := int64(rt.pageSize)
 	have := int64(len(w.buf)) / ps
-	if n >= w.lo && n < w.lo+have {
-		return w.buf[(n-w.lo)*ps : (n-w.lo+1)*ps], nil
-	}
 	switch {
 	case w.size == 0:
 		w.size = 8
@@ -405,14 +470,19 @@ func (c *rawCursor) lastBatchSeq() int64 {
 	return c.batch[len(c.batch)-1].seq
 }
 
-// row returns the record of rowid from the table b-tree.
+// row returns the record of rowid from the table b-tree. Most rows are in the leaf the last
+// one was in; most others in a leaf of the same parent, which row then searches alone instead
+// of descending from the root (a descent per leaf was a tenth of the reader's time).
 func (c *rawCursor) row(rowid int64) ([]byte, error) {
-	if c.leaf != nil {
+	if len(c.leaf) > 0 {
 		if rec, ok, err := c.inLeaf(c.leaf, c.leafN, rowid); ok || err != nil {
 			return rec, err
 		}
 	}
-	n := c.rt.tableRoot
+	n, lo, hi := c.rt.tableRoot, int64(math.MinInt64), int64(math.MaxInt64)
+	if par := &c.parent; par.page != nil && rowid > par.lo && rowid <= par.hi {
+		n, lo, hi = par.n, par.lo, par.hi
+	}
 	for depth := 0; ; depth++ {
 		if depth > maxLevels {
 			return nil, rawErrorf("table deeper than %d levels", maxLevels)
@@ -439,33 +509,64 @@ func (c *rawCursor) row(rowid int64) ([]byte, error) {
 			if hdr+12+2*ncell > len(p) {
 				return nil, rawErrorf("page %d: cells past the page", n)
 			}
+			// interior pages are copies (page), which stay valid: this one is the parent of
+			// the leaf below unless a page below it is interior too
+			c.parent = rawParent{page: p, n: n, lo: lo, hi: hi}
 			next := int64(binary.BigEndian.Uint32(p[hdr+8:]))
-			lo, hi := 0, ncell // the first cell whose key >= rowid
-			for lo < hi {
-				m := (lo + hi) / 2
-				off := int(binary.BigEndian.Uint16(p[hdr+12+2*m:]))
+			key := func(i int) (int64, error) {
+				off := int(binary.BigEndian.Uint16(p[hdr+12+2*i:]))
 				if off+5 > len(p) {
-					return nil, rawErrorf("page %d: cell past the page", n)
+					return 0, rawErrorf("page %d: cell past the page", n)
 				}
-				key, k := readVarint(p[off+4:])
-				if k == 0 {
-					return nil, rawErrorf("page %d: bad key", n)
+				k, m := readVarint(p[off+4:])
+				if m == 0 {
+					return 0, rawErrorf("page %d: bad key", n)
 				}
-				if int64(key) >= rowid {
-					hi = m
+				return int64(k), nil
+			}
+			l, h := 0, ncell // the first cell whose key >= rowid
+			for l < h {
+				m := (l + h) / 2
+				k, err := key(m)
+				if err != nil {
+					return nil, err
+				}
+				if k >= rowid {
+					h = m
 				} else {
-					lo = m + 1
+					l = m + 1
 				}
 			}
-			if lo < ncell {
-				off := int(binary.BigEndian.Uint16(p[hdr+12+2*lo:]))
+			// the child's rowids are above the key before it and at most its own key
+			if l > 0 {
+				k, err := key(l - 1)
+				if err != nil {
+					return nil, err
+				}
+				lo = max(lo, k)
+			}
+			if l < ncell {
+				off := int(binary.BigEndian.Uint16(p[hdr+12+2*l:]))
 				next = int64(binary.BigEndian.Uint32(p[off:]))
+				k, err := key(l)
+				if err != nil {
+					return nil, err
+				}
+				hi = min(hi, k)
 			}
 			n = next
 		default:
 			return nil, rawErrorf("page %d is not a table page", n)
 		}
 	}
+}
+
+// rawParent is the table interior page row last went through, and the rowids its subtree
+// holds: (lo, hi].
+type rawParent struct {
+	page   []byte
+	n      int64
+	lo, hi int64
 }
 
 // inLeaf finds rowid in the table leaf p (page n): ok is false when it is not there.
@@ -590,7 +691,17 @@ func indexLocal(p, u int) int {
 }
 
 // indexKey decodes an index entry (session_id TEXT, seq INTEGER, rowid INTEGER).
+// It reads the shape every entry of that index has (a one-byte header of three one-byte
+// types: text, integer, integer) itself, and leaves any other to decodeRecord: the general
+// decoder was a twentieth of the audit's reading.
 func indexKey(rec []byte) (session []byte, seq, rowid int64, err error) {
+	if len(rec) >= 4 && rec[0] == 4 && rec[1] >= 13 && rec[1] < 0x80 && rec[1]%2 == 1 &&
+		rec[2] >= 1 && rec[2] <= 6 && rec[3] >= 1 && rec[3] <= 6 {
+		ns, s1, s2 := int(rec[1]-13)/2, intSize(rec[2]), intSize(rec[3])
+		if 4+ns+s1+s2 == len(rec) {
+			return rec[4 : 4+ns], beInt(rec[4+ns : 4+ns+s1]), beInt(rec[4+ns+s1:]), nil
+		}
+	}
 	var vals [3]value
 	n, ok := decodeRecord(rec, vals[:])
 	if !ok || n != 3 || !vals[0].text || !vals[1].isInt || !vals[2].isInt {
@@ -599,21 +710,81 @@ func indexKey(rec []byte) (session []byte, seq, rowid int64, err error) {
 	return vals[0].b, vals[1].i, vals[2].i, nil
 }
 
-// columns decodes the five columns the reader needs, in the order session_id, seq,
-// event_json, event_zstd, event_utf8_bytes (absent ones NULL).
-func (c *rawCursor) columns(rec []byte) ([5]value, error) {
-	var all [16]value
-	n, ok := decodeRecord(rec, all[:])
-	if !ok {
-		return [5]value{}, rawErrorf("a record that does not decode")
+// intSize is the byte size of an integer of serial type t (1–6).
+func intSize(t byte) int {
+	return [...]int{0, 1, 2, 3, 4, 6, 8}[t]
+}
+
+// beInt reads a big-endian two's complement integer of 1–8 bytes.
+func beInt(b []byte) int64 {
+	var x int64
+	for _, c := range b {
+		x = x<<8 | int64(c)
 	}
-	var out [5]value
-	for i, col := range [5]int{c.rt.colSession, c.rt.colSeq, c.rt.colJSON, c.rt.colZstd, c.rt.colSize} {
-		if col < 0 || col >= n {
-			out[i].null = true // not in the table, or a row older than the column
-			continue
+	shift := 64 - 8*len(b)
+	return x << shift >> shift
+}
+
+// columns decodes the five columns the reader needs, in the order session_id, seq,
+// event_json, event_zstd, event_utf8_bytes (absent ones NULL). It checks the whole record as
+// decodeRecord does (every column's type and size within the payload, at most 16 columns) but
+// keeps only those five: building a value for each of the table's columns was most of the
+// cost of a row.
+func (c *rawCursor) columns(rec []byte) (out [5]value, err error) {
+	bad := func() ([5]value, error) { return [5]value{}, rawErrorf("a record that does not decode") }
+	hsize, k := readVarint(rec)
+	if k == 0 || hsize > uint64(len(rec)) || hsize < uint64(k) {
+		return bad()
+	}
+	for i := range out {
+		out[i].null = true // not in the table, or a row older than the column
+	}
+	slots := &c.rt.slots
+	hdr := rec[:hsize]
+	pos := int(hsize)
+	col := 0
+	for h := k; h < len(hdr); col++ {
+		t, m := readVarint(hdr[h:])
+		if m == 0 || col == len(slots) {
+			return bad()
 		}
-		out[i] = all[col]
+		h += m
+		var size int
+		switch {
+		case t >= 12:
+			size = int((t - 12) / 2)
+		case t <= 4:
+			size = int(t)
+		case t == 5:
+			size = 6
+		case t == 6 || t == 7:
+			size = 8
+		case t == 8 || t == 9:
+		default:
+			return bad()
+		}
+		if size > len(rec)-pos {
+			return bad()
+		}
+		if slot := slots[col]; slot >= 0 {
+			v := &out[slot]
+			v.null = t == 0
+			switch {
+			case t >= 12:
+				v.b = rec[pos : pos+size]
+				v.text, v.blob = t%2 == 1, t%2 == 0
+			case t >= 1 && t <= 6:
+				var x int64
+				for _, b := range rec[pos : pos+size] {
+					x = x<<8 | int64(b)
+				}
+				shift := 64 - 8*size
+				v.isInt, v.i = true, x<<shift>>shift
+			case t == 8 || t == 9:
+				v.isInt, v.i = true, int64(t-8)
+			}
+		}
+		pos += size
 	}
 	return out, nil
 }

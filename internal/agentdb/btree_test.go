@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -62,6 +63,18 @@ func compareRawSQL(t *testing.T, path string) (rawSessions int) {
 	sessions, err := plain.Sessions(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	rawList, err := raw.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rawList) != len(sessions) {
+		t.Fatalf("raw lists %d sessions, sql %d", len(rawList), len(sessions))
+	}
+	for i := range sessions {
+		if rawList[i] != sessions[i] {
+			t.Fatalf("session %d: raw lists %+v, sql %+v", i, rawList[i], sessions[i])
+		}
 	}
 	for _, s := range sessions {
 		want, wtr, werr := readEvents(t, plain, s.ID, -1, nil)
@@ -348,4 +361,161 @@ func TestRawFileCutShort(t *testing.T) {
 		t.Fatal("no session lost a page to the cut: the test cuts nothing")
 	}
 	t.Logf("%d of %d sessions end in an error after the cut, the others read as before", failed, len(sessions))
+}
+
+// TestRawRefusesOtherKeyOrders gives transcript_events a primary key in another collation or
+// order than the bytes ascending the raw reader walks by: it must leave every session to SQL,
+// which then lists and reads them all.
+func TestRawRefusesOtherKeyOrders(t *testing.T) {
+	gen := t.TempDir()
+	if _, err := fixtures.Generate(context.Background(), filepath.Join(gen, "jsonl"), fixtures.Options{
+		Sessions: 3, Size: 2 << 20, Seed: 4, SQLiteOut: filepath.Join(gen, "db")}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(gen, "db", "agents", "main", "agent", FileName)
+	for name, key := range map[string]string{
+		"nocase": "session_id COLLATE NOCASE, seq",
+		"desc":   "session_id DESC, seq",
+		"seq":    "session_id, seq DESC",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(gen, name+".sqlite")
+			rewrite(t, path, p, `PRAGMA foreign_keys = OFF`,
+				`ALTER TABLE transcript_events RENAME TO old_events`,
+				`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT,
+					created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT,
+					PRIMARY KEY (`+key+`))`,
+				`INSERT INTO transcript_events SELECT * FROM old_events`, `DROP TABLE old_events`, `VACUUM`)
+			if n := compareRawSQL(t, p); n != 0 {
+				t.Errorf("the raw reader served %d sessions of an index in another order", n)
+			}
+			db, err := OpenSessions(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if sessions, _ := db.Sessions(context.Background()); len(sessions) != 3 {
+				t.Errorf("%d sessions listed, want 3", len(sessions))
+			}
+		})
+	}
+}
+
+// TestColumnsAgreesWithDecodeRecord holds the row decoder to the general record decoder on
+// records of every serial type, short headers, truncated bodies and too many columns: the same
+// five values, and an error exactly where decodeRecord fails.
+func TestColumnsAgreesWithDecodeRecord(t *testing.T) {
+	rt := &rawTable{colSession: 0, colSeq: 1, colJSON: 2, colZstd: 4, colSize: 5}
+	for i := range rt.slots {
+		rt.slots[i] = -1
+	}
+	for slot, col := range [5]int{0, 1, 2, 4, 5} {
+		rt.slots[col] = int8(slot)
+	}
+	c := &rawCursor{rt: rt}
+	rng := rand.New(rand.NewPCG(1, 2))
+	types := []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 40, 41, 300, 301}
+	for n := 0; n < 20000; n++ {
+		ncol := rng.IntN(19)
+		var hdr, body []byte
+		for range ncol {
+			t := types[rng.IntN(len(types))]
+			hdr = appendSQLiteVarint(hdr, t)
+			size := map[uint64]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 7: 8}[t]
+			if t >= 12 {
+				size = int((t - 12) / 2)
+			}
+			for range size {
+				body = append(body, byte(rng.IntN(256)))
+			}
+		}
+		h := appendSQLiteVarint(nil, uint64(len(hdr)+1))
+		if len(h) != 1 {
+			continue
+		}
+		rec := append(append(h, hdr...), body...)
+		if rng.IntN(4) == 0 && len(rec) > 0 {
+			rec = rec[:rng.IntN(len(rec))]
+		}
+		var all [16]value
+		k, ok := decodeRecord(rec, all[:])
+		got, err := c.columns(rec)
+		if ok != (err == nil) {
+			t.Fatalf("record %x: decodeRecord ok %v, columns err %v", rec, ok, err)
+		}
+		if !ok {
+			continue
+		}
+		for slot, col := range [5]int{0, 1, 2, 4, 5} {
+			want := value{null: true}
+			if col < k {
+				want = all[col]
+			}
+			g := got[slot]
+			if g.null != want.null || g.isInt != want.isInt || g.text != want.text || g.blob != want.blob || g.i != want.i || !bytes.Equal(g.b, want.b) {
+				t.Fatalf("record %x column %d: columns %+v, decodeRecord %+v", rec, col, g, want)
+			}
+		}
+	}
+}
+
+// appendSQLiteVarint appends v as SQLite's big-endian varint (values below 2^56 here).
+func appendSQLiteVarint(b []byte, v uint64) []byte {
+	var tmp [9]byte
+	i := 8
+	tmp[i] = byte(v & 0x7f)
+	for v >>= 7; v > 0; v >>= 7 {
+		i--
+		tmp[i] = byte(v&0x7f) | 0x80
+	}
+	return append(b, tmp[i:]...)
+}
+
+// TestIndexKeyAgreesWithDecodeRecord holds indexKey's fast path to the general decoder on
+// index entries of every integer size, session ids of every length and damaged entries.
+func TestIndexKeyAgreesWithDecodeRecord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	types := []uint64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 85, 113, 115, 301}
+	fast := 0
+	for n := 0; n < 50000; n++ {
+		var hdr, body []byte
+		for col := range 2 + rng.IntN(3) {
+			t := types[rng.IntN(len(types))]
+			if rng.IntN(3) > 0 { // mostly the real shape: text, int, int
+				t = []uint64{13 + 2*uint64(rng.IntN(60)), 1 + uint64(rng.IntN(6)), 1 + uint64(rng.IntN(6))}[min(col, 2)]
+			}
+			hdr = appendSQLiteVarint(hdr, t)
+			size := map[uint64]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 7: 8}[t]
+			if t >= 12 {
+				size = int((t - 12) / 2)
+			}
+			for range size {
+				body = append(body, byte(rng.IntN(256)))
+			}
+		}
+		rec := append(appendSQLiteVarint(nil, uint64(len(hdr)+1)), hdr...)
+		rec = append(rec, body...)
+		switch rng.IntN(6) {
+		case 0:
+			rec = rec[:rng.IntN(len(rec)+1)]
+		case 1:
+			rec = append(rec, byte(rng.IntN(256)))
+		}
+		var vals [3]value
+		k, ok := decodeRecord(rec, vals[:])
+		ok = ok && k == 3 && vals[0].text && vals[1].isInt && vals[2].isInt
+		s, seq, rowid, err := indexKey(rec)
+		if ok != (err == nil) {
+			t.Fatalf("entry %x: decodeRecord ok %v, indexKey err %v", rec, ok, err)
+		}
+		if ok && (!bytes.Equal(s, vals[0].b) || seq != vals[1].i || rowid != vals[2].i) {
+			t.Fatalf("entry %x: indexKey (%q, %d, %d), decodeRecord (%q, %d, %d)", rec, s, seq, rowid, vals[0].b, vals[1].i, vals[2].i)
+		}
+		if ok && len(rec) >= 4 && rec[0] == 4 {
+			fast++
+		}
+	}
+	if fast < 1000 {
+		t.Errorf("only %d entries of the common shape: the fast path is hardly tested", fast)
+	}
 }

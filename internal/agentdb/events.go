@@ -82,6 +82,7 @@ func (t *Transcript) nextRow() (seq int64, ok bool) {
 			t.last, t.started = seq, true
 			return seq, true
 		}
+		t.raw.release()
 		t.raw = nil
 		if err == io.EOF {
 			t.err = io.EOF
@@ -107,11 +108,12 @@ func (t *Transcript) nextRow() (seq int64, ok bool) {
 		}
 		return 0, false
 	}
-	if err := t.rows.Scan(&seq, &t.json, &t.blob, &t.size); err != nil {
+	var s int64 // not seq: Scan takes its address, and a named result would then be on the heap for every row
+	if err := t.rows.Scan(&s, &t.json, &t.blob, &t.size); err != nil {
 		t.err = &Error{Path: t.db.Path, Session: t.sessionID, Seq: t.next, Err: classify(err)}
 		return 0, false
 	}
-	return seq, true
+	return s, true
 }
 
 // Next returns the next event, or io.EOF after the last one. A zstd event that does not
@@ -198,7 +200,9 @@ func (t *Transcript) Read(p []byte) (int, error) {
 
 // Close ends the stream.
 func (t *Transcript) Close() error {
+	t.raw.release() // its buffers go to the next session's cursor
 	t.raw = nil
+	t.json, t.blob, t.pending = nil, nil, nil
 	if t.rows == nil {
 		return nil
 	}

@@ -90,6 +90,15 @@ type Session struct {
 // Sessions lists the session ids that have events, sorted by id. Counting uses the primary
 // key index, not the event bytes.
 func (db *DB) Sessions(ctx context.Context) ([]Session, error) {
+	if rt := db.rawReader(ctx); rt != nil {
+		out, err := db.rawSessions(ctx, rt)
+		if err == nil {
+			return out, nil
+		}
+		if ctx.Err() != nil {
+			return nil, dbErr(db.Path, classify(ctx.Err()))
+		}
+	}
 	q := `SELECT e.session_id, count(*), (SELECT session_key FROM session_windows w WHERE w.session_id = e.session_id)
 		FROM transcript_events e GROUP BY e.session_id ORDER BY e.session_id`
 	var out []Session
