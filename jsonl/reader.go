@@ -129,36 +129,6 @@ type Reader struct {
 	// it) and returns a buffer of at least size bytes to go on with, instead of compacting in
 	// place. Validate hands each buffer to a worker this way, with no copy of the lines.
 	handoff func(old []byte, size int) []byte
-	// mapped: buf is a whole file's mapping (validateMapped) and buf[:w] the part looked at so
-	// far; fill widens it a step at a time instead of reading, asking stop first (a cancel)
-	// and giving the pages behind the unfinished line to drop, so a line with no newline in a
-	// 64 GiB file is scanned in bounded memory and stops within a step of a SIGINT.
-	mapped  bool
-	stop    func() error
-	drop    func([]byte)
-	dropped int // buf[:dropped] was given to drop
-}
-
-// mapStep is how far a mapped Reader widens its window at a time.
-const mapStep = 8 << 20
-
-// fillMapped is fill for a mapped Reader.
-func (r *Reader) fillMapped() bool {
-	if r.w >= len(r.buf) || r.err != nil {
-		return false
-	}
-	if r.stop != nil {
-		if err := r.stop(); err != nil {
-			r.err = err
-			return false
-		}
-	}
-	if done := r.r / mapChunk * mapChunk; r.drop != nil && done > r.dropped { // whole chunks: page aligned
-		r.drop(r.buf[r.dropped:done])
-		r.dropped = done
-	}
-	r.w = min(len(r.buf), r.w+mapStep)
-	return true
 }
 
 // NewReader returns a Reader over r.
@@ -212,9 +182,6 @@ func (r *Reader) Offset() int64 { return r.pos }
 // fill reads more data into buf, compacting or growing it first. It reports false when
 // nothing more can be read (end of stream or an error, kept in r.err).
 func (r *Reader) fill() bool {
-	if r.mapped {
-		return r.fillMapped()
-	}
 	if r.eof || r.err != nil {
 		return false
 	}

@@ -110,13 +110,10 @@ func ValidateFile(ctx context.Context, path string, opts ValidateOptions, c prog
 	defer f.Close()
 	c.SetTotal(f.Size)
 	defer c.Done()
-	if f.Compression == Plain && f.raw != nil && f.Size >= mapMinSize && int64(int(f.Size)) == f.Size {
-		if data, err := mapFile(f.raw, f.Size); err == nil { // else (Windows, no mmap) stream it
-			defer unmap(data)
-			s, err := validateMapped(ctx, data, path, withDefaults(opts), c, dropPages)
-			s.DiskBytes = f.Size
-			return s, err
-		}
+	if f.Compression == Plain && f.raw != nil && f.Size >= chunkMinSize {
+		s, err := validateReadAt(ctx, f.raw, f.Size, path, withDefaults(opts), c)
+		s.DiskBytes = f.Size
+		return s, err
 	}
 	s, err := Validate(ctx, f, path, opts)
 	s.Compression = f.Compression.String()

@@ -59,11 +59,11 @@ func mappedInputs() map[string][]byte {
 	}
 }
 
-// TestMappedEqualsStream holds the mapped, chunked validation to the streaming one on every
+// TestChunkedEqualsStream holds the chunked validation to the streaming one on every
 // input, with chunks down to 16 bytes (a line spanning dozens of them, chunks with no line
 // start) and caps that make lines too long.
-func TestMappedEqualsStream(t *testing.T) {
-	defer func(c int) { mapChunk = c }(mapChunk)
+func TestChunkedEqualsStream(t *testing.T) {
+	defer func(c int) { chunkSize = c }(chunkSize)
 	dir := t.TempDir()
 	for name, in := range mappedInputs() {
 		path := filepath.Join(dir, name+".jsonl")
@@ -78,7 +78,7 @@ func TestMappedEqualsStream(t *testing.T) {
 			}
 			for _, chunk := range []int{16, 100, 4096, 1 << 20} {
 				for _, workers := range []int{1, 3} {
-					mapChunk = chunk
+					chunkSize = chunk
 					opts.Workers = workers
 					if len(in) == 0 {
 						continue // nothing to map: ValidateFile streams an empty file
@@ -87,12 +87,12 @@ func TestMappedEqualsStream(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := validateMapped(context.Background(), data, path, withDefaults(opts), nil, nil)
+					got, err := validateReadAt(context.Background(), bytes.NewReader(data), int64(len(data)), path, withDefaults(opts), nil)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(Summary{})); diff != "" {
-						t.Errorf("%s max %d chunk %d workers %d (-stream +mapped):\n%s", name, maxLine, chunk, workers, diff)
+						t.Errorf("%s max %d chunk %d workers %d (-stream +chunked):\n%s", name, maxLine, chunk, workers, diff)
 					}
 				}
 			}
@@ -100,11 +100,11 @@ func TestMappedEqualsStream(t *testing.T) {
 	}
 }
 
-// TestValidateFileMaps runs ValidateFile over a real mapping (mmap where the platform has it)
-// and checks it against the stream, and that a cancel stops it with the counts of what was read.
-func TestValidateFileMaps(t *testing.T) {
-	defer func(m int64, c int) { mapMinSize, mapChunk = m, c }(mapMinSize, mapChunk)
-	mapMinSize, mapChunk = 0, 4096
+// TestValidateFileChunks runs ValidateFile over a real file read in chunks and checks it
+// against the stream, and that a cancel stops it with the counts of what was read.
+func TestValidateFileChunks(t *testing.T) {
+	defer func(m int64, c int) { chunkMinSize, chunkSize = m, c }(chunkMinSize, chunkSize)
+	chunkMinSize, chunkSize = 0, 4096
 	in := mappedInputs()["mixed"]
 	path := filepath.Join(t.TempDir(), "m.jsonl")
 	if err := os.WriteFile(path, in, 0o644); err != nil {
@@ -130,11 +130,12 @@ func TestValidateFileMaps(t *testing.T) {
 	}
 }
 
-// TestMappedFileShrinks truncates a mapped file before it is read: the pages past the new end
-// fault (SIGBUS), which must come back as an error naming the file, not a crash.
-func TestMappedFileShrinks(t *testing.T) {
+// TestChunkedFileShrinks truncates a file after its size was taken: the chunks past the new
+// end must come back as an error naming the file, never as a torn last line or a clean pass.
+func TestChunkedFileShrinks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shrinks.jsonl")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("{\"a\":1}\n"), 4096), 0o644); err != nil {
+	in := bytes.Repeat([]byte("{\"a\":1}\n"), 4096)
+	if err := os.WriteFile(path, in, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -142,18 +143,17 @@ func TestMappedFileShrinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	data, err := mapFile(f, 4096*8)
-	if err != nil {
-		t.Skipf("no mapping here: %v", err)
-	}
-	defer unmap(data)
-	if err := os.Truncate(path, 0); err != nil {
-		t.Fatal(err)
-	}
-	defer func(c int) { mapChunk = c }(mapChunk)
-	mapChunk = 8192
-	s, err := validateMapped(context.Background(), data, path, withDefaults(ValidateOptions{}), nil, nil)
-	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(s.Err, "shrank") {
-		t.Fatalf("err %v, summary %+v", err, s)
+	defer func(c int) { chunkSize = c }(chunkSize)
+	for _, cut := range []int64{0, 8190, int64(len(in)) - 3} {
+		if err := os.Truncate(path, cut); err != nil {
+			t.Fatal(err)
+		}
+		for _, chunk := range []int{8192, 1 << 20} {
+			chunkSize = chunk
+			s, err := validateReadAt(context.Background(), f, int64(len(in)), path, withDefaults(ValidateOptions{}), nil)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(s.Err, "shrank") {
+				t.Fatalf("cut at %d, chunk %d: err %v, summary %+v", cut, chunk, err, s)
+			}
+		}
 	}
 }
