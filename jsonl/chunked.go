@@ -27,6 +27,11 @@ var (
 	chunkSize          = 8 << 20
 )
 
+// chunkBuffer is a chunk reader's buffer: small enough that what pread copies into it is still
+// in the core's cache when the check reads it. 1 GiB on the 2-core VM, medians of 5: 1 MiB
+// 0.54 s, 256 KiB 0.49 s, 128 KiB 0.50 s, 64 KiB 0.51 s.
+const chunkBuffer = 256 << 10
+
 // chunkResult is what a worker found in one chunk: the lines that start in it, with their
 // numbers counted from the chunk's first line.
 type chunkResult struct {
@@ -169,7 +174,7 @@ func validateReadAtChunk(ctx context.Context, ra io.ReaderAt, size int64, k, max
 		start = j + 1
 	}
 	src := &sizedReader{ra: ra, off: start, size: size, name: name}
-	rd := NewReader(ContextReader(ctx, src), Options{MaxLine: maxLine})
+	rd := NewReader(ContextReader(ctx, src), Options{MaxLine: maxLine, BufferSize: chunkBuffer})
 	defer rd.Release()
 	rd.pos, rd.started, rd.noClassify = start, k > 0, true
 	for rd.pos < hi {
