@@ -1,7 +1,6 @@
 package agentdb
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -17,10 +16,12 @@ import (
 // a key that is not text, an id that JSON cannot carry) is an error: the caller asks SQL.
 func (db *DB) rawSessions(ctx context.Context, rt *rawTable) ([]Session, error) {
 	c := rt.cursor("")
+	defer c.release()
 	var out []Session
 	var prevSeq int64
 	err := c.walkIndex(rt.indexRoot, 0, func(session []byte, seq int64) error {
-		if n := len(out); n > 0 && bytes.Equal(session, []byte(out[n-1].ID)) {
+		// string(session) in a comparison: no copy of the id per entry
+		if n := len(out); n > 0 && string(session) == out[n-1].ID {
 			if seq <= prevSeq {
 				return rawErrorf("index entries out of order in session %q", session)
 			}
@@ -28,7 +29,7 @@ func (db *DB) rawSessions(ctx context.Context, rt *rawTable) ([]Session, error) 
 			prevSeq = seq
 			return nil
 		}
-		if n := len(out); n > 0 && bytes.Compare(session, []byte(out[n-1].ID)) <= 0 {
+		if n := len(out); n > 0 && string(session) <= out[n-1].ID {
 			return rawErrorf("index sessions out of order at %q", session)
 		}
 		if !utf8.Valid(session) {
