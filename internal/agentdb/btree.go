@@ -386,56 +386,14 @@ func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK boo
 // collect appends to batch the index entries of the session after lastSeq, in order, from the
 // subtree at page n; done is set once an entry past the session (or a full batch) was met.
 func (c *rawCursor) collect(n int64, depth int) (done bool, err error) {
-	if depth > maxLevels {
-		return false, rawErrorf("index deeper than %d levels", maxLevels)
-	}
-	// a damaged tree whose pages name each other would be walked again and again within
-	// the depth bound: no walk of a tree visits more pages than the file has
-	if c.visits++; c.visits > c.rt.pages+maxLevels {
-		return false, rawErrorf("index pages visited more than once")
-	}
-	p, err := c.page(n)
+	p, h, ncell, interior, err := c.indexPage(n, depth)
 	if err != nil {
 		return false, err
 	}
-	hdr := 0
-	if n == 1 {
-		hdr = headerSize
-	}
-	kind := p[hdr]
-	if kind != 0x02 && kind != 0x0a {
-		return false, rawErrorf("page %d is not an index page", n)
-	}
-	if kind == 0x0a { // a window slice: copied, so an overflowing key cannot move it away
-		c.ileaf = append(c.ileaf[:0], p...)
-		p = c.ileaf
-	}
-	interior := kind == 0x02
-	h := hdr + 8
-	if interior {
-		h += 4
-	}
-	ncell := int(binary.BigEndian.Uint16(p[hdr+3:]))
-	if h+2*ncell > len(p) {
-		return false, rawErrorf("page %d: cells past the page", n)
-	}
 	for i := range ncell {
-		off := int(binary.BigEndian.Uint16(p[h+2*i:]))
-		var child int64
-		if interior {
-			if off+4 > c.rt.usable {
-				return false, rawErrorf("page %d: cell past the page", n)
-			}
-			child = int64(binary.BigEndian.Uint32(p[off:]))
-			off += 4
-		}
-		key, err := c.cellPayload(p, n, off, false)
+		child, session, seq, rowid, err := c.indexCell(p, n, h, i, interior)
 		if err != nil {
 			return false, err
-		}
-		session, seq, rowid, err := indexKey(key)
-		if err != nil {
-			return false, fmt.Errorf("%w (page %d)", err, n)
 		}
 		cmp := bytes.Compare(session, c.session)
 		if cmp < 0 || cmp == 0 && seq <= c.lastSeq {
@@ -458,9 +416,86 @@ func (c *rawCursor) collect(n int64, depth int) (done bool, err error) {
 		}
 	}
 	if interior {
-		return c.collect(int64(binary.BigEndian.Uint32(p[hdr+8:])), depth+1)
+		return c.collect(rightChild(p, h), depth+1)
 	}
 	return false, nil
+}
+
+// indexPage reads page n of the (session_id, seq) index for a walk at depth: its bytes (a
+// leaf is copied to c.ileaf, so an overflowing key cannot move the window away from it), the
+// offset of its cell pointers, its cell count and whether it is interior.
+func (c *rawCursor) indexPage(n int64, depth int) (p []byte, h, ncell int, interior bool, err error) {
+	if depth > maxLevels {
+		return nil, 0, 0, false, rawErrorf("index deeper than %d levels", maxLevels)
+	}
+	// a damaged tree whose pages name each other would be walked again and again within
+	// the depth bound: no walk of a tree visits more pages than the file has
+	if c.visits++; c.visits > c.rt.pages+maxLevels {
+		return nil, 0, 0, false, rawErrorf("index pages visited more than once")
+	}
+	if p, err = c.page(n); err != nil {
+		return nil, 0, 0, false, err
+	}
+	hdr := 0
+	if n == 1 {
+		hdr = headerSize
+	}
+	kind := p[hdr]
+	if kind != 0x02 && kind != 0x0a {
+		return nil, 0, 0, false, rawErrorf("page %d is not an index page", n)
+	}
+	if kind == 0x0a {
+		c.ileaf = append(c.ileaf[:0], p...)
+		p = c.ileaf
+	}
+	interior = kind == 0x02
+	h = hdr + 8
+	if interior {
+		h += 4
+	}
+	ncell = int(binary.BigEndian.Uint16(p[hdr+3:]))
+	if h+2*ncell > len(p) {
+		return nil, 0, 0, false, rawErrorf("page %d: cells past the page", n)
+	}
+	return p, h, ncell, interior, nil
+}
+
+// indexCell decodes cell i of index page p (n; cell pointers from h): its left child when
+// the page is interior, and its entry. The session bytes are valid until the next cell is read
+// (an overflowing key is assembled in c.payload), so a walk that goes down the child first
+// reads the child with indexChild and the cell after.
+func (c *rawCursor) indexCell(p []byte, n int64, h, i int, interior bool) (child int64, session []byte, seq, rowid int64, err error) {
+	off := int(binary.BigEndian.Uint16(p[h+2*i:]))
+	if interior {
+		if child, err = c.indexChild(p, n, h, i); err != nil {
+			return 0, nil, 0, 0, err
+		}
+		off += 4
+	}
+	key, err := c.cellPayload(p, n, off, false)
+	if err != nil {
+		return 0, nil, 0, 0, err
+	}
+	session, seq, rowid, err = indexKey(key)
+	if err != nil {
+		return 0, nil, 0, 0, fmt.Errorf("%w (page %d)", err, n)
+	}
+	return child, session, seq, rowid, nil
+}
+
+// indexChild is the left child of cell i of the interior index page p.
+func (c *rawCursor) indexChild(p []byte, n int64, h, i int) (int64, error) {
+	off := int(binary.BigEndian.Uint16(p[h+2*i:]))
+	if off+4 > c.rt.usable {
+		return 0, rawErrorf("page %d: cell past the page", n)
+	}
+	return int64(binary.BigEndian.Uint32(p[off:])), nil
+}
+
+// rightChild is the right-most child of an interior page whose cell pointers start at h (its
+// header's last four bytes).
+func rightChild(p []byte, h int) int64 {
+	return int64(binary.BigEndian.Uint32(p[h-4:]))
 }
 
 func (c *rawCursor) lastBatchSeq() int64 {

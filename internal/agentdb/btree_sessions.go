@@ -82,54 +82,21 @@ func (db *DB) rawSessions(ctx context.Context, rt *rawTable) ([]Session, error) 
 // walkIndex calls fn with every entry of the (session_id, seq) index under page n, in the
 // index's order; interior cells are entries too, between their left subtree and the next.
 func (c *rawCursor) walkIndex(n int64, depth int, fn func(session []byte, seq int64) error) error {
-	if depth > maxLevels {
-		return rawErrorf("index deeper than %d levels", maxLevels)
-	}
-	if c.visits++; c.visits > c.rt.pages+maxLevels {
-		return rawErrorf("index pages visited more than once")
-	}
-	p, err := c.page(n)
+	p, h, ncell, interior, err := c.indexPage(n, depth)
 	if err != nil {
 		return err
 	}
-	hdr := 0
-	if n == 1 {
-		hdr = headerSize
-	}
-	kind := p[hdr]
-	if kind != 0x02 && kind != 0x0a {
-		return rawErrorf("page %d is not an index page", n)
-	}
-	if kind == 0x0a { // a window slice: copied, so an overflowing key cannot move it away
-		c.ileaf = append(c.ileaf[:0], p...)
-		p = c.ileaf
-	}
-	interior := kind == 0x02
-	h := hdr + 8
-	if interior {
-		h += 4
-	}
-	ncell := int(uint16(p[hdr+3])<<8 | uint16(p[hdr+4]))
-	if h+2*ncell > len(p) {
-		return rawErrorf("page %d: cells past the page", n)
-	}
 	for i := range ncell {
-		off := int(uint16(p[h+2*i])<<8 | uint16(p[h+2*i+1]))
-		if interior {
-			if off+4 > c.rt.usable {
-				return rawErrorf("page %d: cell past the page", n)
+		if interior { // the left subtree first: its keys come before this cell's
+			child, err := c.indexChild(p, n, h, i)
+			if err != nil {
+				return err
 			}
-			child := int64(p[off])<<24 | int64(p[off+1])<<16 | int64(p[off+2])<<8 | int64(p[off+3])
 			if err := c.walkIndex(child, depth+1, fn); err != nil {
 				return err
 			}
-			off += 4
 		}
-		key, err := c.cellPayload(p, n, off, false)
-		if err != nil {
-			return err
-		}
-		session, seq, _, err := indexKey(key)
+		_, session, seq, _, err := c.indexCell(p, n, h, i, interior)
 		if err != nil {
 			return err
 		}
@@ -138,8 +105,7 @@ func (c *rawCursor) walkIndex(n int64, depth int, fn func(session []byte, seq in
 		}
 	}
 	if interior {
-		right := int64(p[hdr+8])<<24 | int64(p[hdr+9])<<16 | int64(p[hdr+10])<<8 | int64(p[hdr+11])
-		return c.walkIndex(right, depth+1, fn)
+		return c.walkIndex(rightChild(p, h), depth+1, fn)
 	}
 	return nil
 }

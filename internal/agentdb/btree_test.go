@@ -40,6 +40,16 @@ func readEvents(t *testing.T, db *DB, session string, pokeAt int, poke func(*Tra
 	}
 }
 
+// realDB96 writes the real 2026.9.6 state fixture into a temp dir and returns its database.
+func realDB96(t testing.TB) string {
+	t.Helper()
+	state := filepath.Join(t.TempDir(), "s")
+	if err := fixtures.WriteRealState(fixtures.SQLite96, state); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(state, "agents", "main", "agent", FileName)
+}
+
 // compareRawSQL reads every session of the database at path through the raw reader and
 // through SQL and requires the same events, counts, gaps and errors; it returns how many
 // sessions the raw reader served.
@@ -181,11 +191,7 @@ func TestRawEqualsSQL(t *testing.T) {
 // does not hold): the rest of the session comes from SQL, from the next seq on, and the
 // events are those SQL alone gives.
 func TestRawHandsOverToSQL(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "s")
-	if err := fixtures.WriteRealState(fixtures.SQLite96, state); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(state, "agents", "main", "agent", FileName)
+	path := realDB96(t)
 	ctx := context.Background()
 	db, err := OpenSessions(ctx, path)
 	if err != nil {
@@ -240,11 +246,7 @@ func TestRawHandsOverToSQL(t *testing.T) {
 // raw reader: whatever the damage, no panic and no endless walk (the fuzzer's timeout), and
 // when the raw reader and SQL both read a session to the end, they give the same events.
 func FuzzRawReader(f *testing.F) {
-	state := filepath.Join(f.TempDir(), "s")
-	if err := fixtures.WriteRealState(fixtures.SQLite96, state); err != nil {
-		f.Fatal(err)
-	}
-	orig, err := os.ReadFile(filepath.Join(state, "agents", "main", "agent", FileName))
+	orig, err := os.ReadFile(realDB96(f))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -306,11 +308,7 @@ func FuzzRawReader(f *testing.F) {
 // exactly what the file held before the cut; any other ends in an error, never in rows that
 // were not there.
 func TestRawFileCutShort(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "s")
-	if err := fixtures.WriteRealState(fixtures.SQLite96, state); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(state, "agents", "main", "agent", FileName)
+	path := realDB96(t)
 	ctx := context.Background()
 	raw, err := OpenSessions(ctx, path)
 	if err != nil {
