@@ -20,6 +20,9 @@ var classifyCases = []string{
 	`{"k":"` + strings.Repeat("abcdefgh", 300) + "\xe6\x97" + `"}`,
 	`{"k":"` + strings.Repeat("abcdefgh", 300) + "\x01" + `"}`,
 	strings.Repeat("[", 10001) + `"é"` + strings.Repeat("]", 10001),
+	// a CR in each place walk skips whitespace (its only place in a valid line)
+	"[\r1]", "[1\r]", "[1,\r2]", "[ \r]", "{\"a\"\r:1}", "{\"a\":\r1}", "{\"a\":1\r,\"b\":2}",
+	"{\"a\":1,\r\"b\":2}", "{ \r}", "\r{}", "{}\t\r ", "{\"a\":[{\"b\":\r\"é\"}]}",
 }
 
 // TestClassifyJSON holds the one-pass classifyJSON to Classify and Valid, the two passes it

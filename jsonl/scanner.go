@@ -72,7 +72,7 @@ func StringEnd(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	end, _, msg := scanString(b, i+1, 0)
+	end, _, msg := scanString(b, i+1)
 	if msg != "" {
 		return -1
 	}

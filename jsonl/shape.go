@@ -130,7 +130,7 @@ func (d *Doc) parseShaped(b []byte) bool {
 		v.start = int32(pos)
 		switch sg.kind {
 		case TypeString:
-			end, esc, msg := scanString(b, pos, 0)
+			end, esc, msg := scanString(b, pos)
 			if msg != "" {
 				return false
 			}

@@ -103,6 +103,23 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// spaceCR skips the whitespace from b[i] like skipSpace and sets outCR in out when a '\r' is
+// among it. A valid line can hold a '\r' nowhere else (a raw one in a string is invalid), so
+// walk knows a line's lone CRs without a second pass over it; the callers test b[i] <= ' '
+// first, so compact JSON never calls it.
+func spaceCR(b []byte, i int, out uint8) (int, uint8) {
+	for ; i < len(b) && b[i] <= ' '; i++ {
+		switch b[i] {
+		case ' ', '\t', '\n':
+		case '\r':
+			out |= outCR
+		default:
+			return i, out
+		}
+	}
+	return i, out
+}
+
 // scanValue scans one value starting at or after i. It returns the offset after the value, or
 // the offset of the offending byte and a message. Check, Values and the Reader call it with sc
 // nil; repair's planner calls it through a Scanner (scanner.go), which sc makes it report to.
@@ -118,6 +135,7 @@ const (
 
 	outBig     uint8 = 1 << 0 // the tape reached its limit: refused for its size
 	outBadUTF8 uint8 = 1 << 1 // modeUTF8: a string holds bytes that are not valid UTF-8
+	outCR      uint8 = 1 << 2 // a '\r' was skipped as whitespace (only valid JSON's value is kept)
 )
 
 // walk is the one JSON grammar of the project: an explicit-stack state machine (nesting costs
@@ -134,12 +152,9 @@ const (
 // A stack entry is the open container's token index << 1 (tape only), | 1 for an array.
 func walk(b []byte, i int, sc *Scanner, toks []tok, mode uint8) (_ int, _ string, _ []tok, out uint8) {
 	tape := mode&modeTape != 0
-	var hi uint64 // msb in modeUTF8: scanString stops at bytes >= 0x80 too
-	if mode&modeUTF8 != 0 {
-		hi = msb
-	}
-	var escs uint8      // the escape bits of every string, for escBadUTF8
-	var small [32]int32 // deeper lines grow it on the heap (rare: entries nest a few levels)
+	utf8 := mode&modeUTF8 != 0 // strings are scanned by scanStringUTF8
+	var escs uint8             // the escape bits of every string, for escBadUTF8
+	var small [32]int32        // deeper lines grow it on the heap (rare: entries nest a few levels)
 	stack := small[:0]
 	n := len(b)
 	limit := MaxDepth
@@ -155,8 +170,8 @@ value:
 			return i, msgTooMany, toks, outBig
 		}
 	}
-	for i < n && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+	if i < n && b[i] <= ' ' {
+		i, out = spaceCR(b, i, out)
 	}
 	if i >= n {
 		return n, "unexpected end of line, want a value", toks, 0
@@ -166,7 +181,12 @@ value:
 		s := i
 		var msg string
 		var esc uint8
-		if i, esc, msg = scanString(b, i+1, hi); msg != "" {
+		if utf8 {
+			i, esc, msg = scanStringUTF8(b, i+1)
+		} else {
+			i, esc, msg = scanString(b, i+1)
+		}
+		if msg != "" {
 			return i, msg, toks, 0
 		}
 		escs |= esc
@@ -195,7 +215,10 @@ value:
 			toks = push(toks, kind, false, 0, 0) // next is set when it closes
 		}
 		stack = append(stack, e)
-		i = skipSpace(b, i+1)
+		i++
+		if i < n && b[i] <= ' ' {
+			i, out = spaceCR(b, i, out)
+		}
 		if i < n && b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 			stack = stack[:len(stack)-1] // empty: push already set next past it
 			i++
@@ -249,14 +272,16 @@ value:
 after:
 	if len(stack) == 0 {
 		if escs&escBadUTF8 != 0 {
-			return i, "", toks, outBadUTF8
+			out |= outBadUTF8
 		}
-		return i, "", toks, 0
+		return i, "", toks, out
 	}
 	if sc != nil && sc.Collect && len(stack) <= 2 && stack[len(stack)-1]&1 == 0 {
 		sc.closeMember(len(stack), i) // the value just ended is a member of that object
 	}
-	i = skipSpace(b, i)
+	if i < n && b[i] <= ' ' {
+		i, out = spaceCR(b, i, out)
+	}
 	if i >= n {
 		return n, "unexpected end of line inside " + containerName(stack[len(stack)-1]), toks, 0
 	}
@@ -268,7 +293,9 @@ after:
 			if top&1 == 1 {
 				goto value
 			}
-			i = skipSpace(b, i)
+			if i < n && b[i] <= ' ' {
+				i, out = spaceCR(b, i, out)
+			}
 			goto key
 		case c == '}' && top&1 == 0, c == ']' && top&1 == 1:
 			if tape {
@@ -301,7 +328,12 @@ key:
 		k0 := i
 		var msg string
 		var esc uint8
-		if i, esc, msg = scanString(b, i+1, hi); msg != "" {
+		if utf8 {
+			i, esc, msg = scanStringUTF8(b, i+1)
+		} else {
+			i, esc, msg = scanString(b, i+1)
+		}
+		if msg != "" {
 			return i, msg, toks, 0
 		}
 		escs |= esc
@@ -318,7 +350,9 @@ key:
 			}
 		}
 	}
-	i = skipSpace(b, i)
+	if i < n && b[i] <= ' ' {
+		i, out = spaceCR(b, i, out)
+	}
 	if i >= n {
 		return n, "unexpected end of line, want ':' after object key", toks, 0
 	}
@@ -342,7 +376,7 @@ const (
 const (
 	escAny     uint8 = 1 << iota // any escape
 	escU                         // a \u escape
-	escBadUTF8                   // hi set: bytes that are not valid UTF-8
+	escBadUTF8                   // scanStringUTF8: bytes that are not valid UTF-8
 )
 
 func containerName(e int32) string {
@@ -391,51 +425,34 @@ func special(x uint64) uint64 {
 // of them is a \u escape (jsonl.Scanner's image hint looks into those only). Short strings are
 // scanned two words at a time; once a string runs past 1 KiB without an escape it is skipped by
 // skipLong (measured: a lower threshold slows text with frequent escapes, a higher one loses the
-// gain on base64 images).
-//
-// hi is msb to check UTF-8 on the way (escBadUTF8), 0 not to: the words are then also searched
-// for bytes >= 0x80 and each such run is decoded where it stands, which costs a fraction of a
-// second utf8.Valid pass over the line (text has a non-ASCII rune every hundred bytes or so).
-func scanString(b []byte, i int, hi uint64) (int, uint8, string) {
+// gain on base64 images). Bytes >= 0x80 are not looked at: scanStringUTF8 checks them.
+func scanString(b []byte, i int) (int, uint8, string) {
 	n := len(b)
 	var esc uint8
 	for {
 		var run int
 		// most strings of an entry are short (keys, ids, roles): one word first
 		if i+8 <= n {
-			x := binary.LittleEndian.Uint64(b[i:])
-			if m := special(x) | x&hi; m != 0 {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto found
 			}
 			i += 8
 		}
 		for i+16 <= n {
-			x, y := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+8:])
-			mx := special(x)
-			my := special(y)
-			if h := (x | y) & hi; h != 0 && (mx|my == 0 || firstBit(mx, my) > firstBit(x&hi, y&hi)) {
-				// runes before anything special: decoded here without leaving the loop (each
-				// exit and restart cost more than the decoding)
-				j, ok := skipRunes(b, i+firstBit(x&hi, y&hi))
-				if !ok {
-					esc |= escBadUTF8
-					hi = 0
-				}
-				i = j
-				continue
-			}
+			mx := special(binary.LittleEndian.Uint64(b[i:]))
+			my := special(binary.LittleEndian.Uint64(b[i+8:]))
 			if mx|my != 0 {
 				i += firstBit(mx, my)
 				goto found
 			}
 			i += 16
 			if run++; run == 64 {
-				i = skipLong(b, i, hi)
+				i = skipLong(b, i, 0)
 				goto found
 			}
 		}
-		for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' && b[i]&byte(hi) == 0 {
+		for i < n && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
 			i++
 		}
 	found:
@@ -446,36 +463,40 @@ func scanString(b []byte, i int, hi uint64) (int, uint8, string) {
 		case c == '"':
 			return i + 1, esc, ""
 		case c == '\\':
-			esc |= escAny
-			if i+1 >= n {
-				return n, esc, "unexpected end of line in string escape"
+			var e uint8
+			var msg string
+			if i, e, msg = scanEscape(b, i); msg != "" {
+				return i, esc | e, msg
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				esc |= escU
-				for k := 2; k < 6; k++ {
-					if i+k >= n {
-						return n, esc, "unexpected end of line in \\u escape"
-					}
-					if !isHex(b[i+k]) {
-						return i + k, esc, fmt.Sprintf("invalid character %s in \\u escape", quoteByte(b[i+k]))
-					}
-				}
-				i += 6
-			default:
-				return i + 1, esc, fmt.Sprintf("invalid escape %s in string", quoteByte(b[i+1]))
-			}
-		case c >= 0x80: // only with hi set
-			var ok bool
-			if i, ok = skipRunes(b, i); !ok {
-				esc |= escBadUTF8
-				hi = 0 // one bad byte decides the line: the rest is scanned as without hi
-			}
+			esc |= e
 		default:
 			return i, esc, fmt.Sprintf("control character %s in string", quoteByte(c))
 		}
+	}
+}
+
+// scanEscape checks the escape at b[i] (a backslash) and returns the offset after it and
+// escAny, with escU for a \u escape; or the offset of the offending byte and a message.
+func scanEscape(b []byte, i int) (int, uint8, string) {
+	n := len(b)
+	if i+1 >= n {
+		return n, escAny, "unexpected end of line in string escape"
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2, escAny, ""
+	case 'u':
+		for k := 2; k < 6; k++ {
+			if i+k >= n {
+				return n, escAny | escU, "unexpected end of line in \\u escape"
+			}
+			if !isHex(b[i+k]) {
+				return i + k, escAny | escU, fmt.Sprintf("invalid character %s in \\u escape", quoteByte(b[i+k]))
+			}
+		}
+		return i + 6, escAny | escU, ""
+	default:
+		return i + 1, escAny, fmt.Sprintf("invalid escape %s in string", quoteByte(b[i+1]))
 	}
 }
 
@@ -526,12 +547,13 @@ func skipRunes(b []byte, i int) (int, bool) {
 }
 
 // firstBit returns the byte index of the lowest set bit of the 16 bytes x, y (little endian),
-// 16 when both are 0.
+// 16 when both are 0. Without a branch: whether the stop is in the first word or the second is
+// a coin toss in text, and the mispredicted test was a tenth of scanStringUTF8. tx is 8 exactly
+// when x is 0 (TrailingZeros64(0) is 64), and then -(tx>>3) keeps all of ty.
 func firstBit(x, y uint64) int {
-	if x != 0 {
-		return bits.TrailingZeros64(x) >> 3
-	}
-	return 8 + bits.TrailingZeros64(y)>>3
+	tx := bits.TrailingZeros64(x) >> 3
+	ty := bits.TrailingZeros64(y) >> 3
+	return tx + ty&-(tx>>3)
 }
 
 // b2u is 1 for true: the compiler makes it a SETcc, no branch.
