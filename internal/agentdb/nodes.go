@@ -347,6 +347,30 @@ func ptr(n sql.NullInt64) *int64 {
 	return &v
 }
 
+// Identities calls fn with each transcript_event_identities row of session, in no set order:
+// its seq, event_id and parent_id (nil for NULL), valid during the call. A database without
+// the table or its parent_id column has none, as for IdentityMismatches. It reads no event:
+// the audit compares the rows with the ids it read from the events itself, and asks
+// IdentityMismatches only when one differs.
+func (db *DB) Identities(ctx context.Context, session string, fn func(seq int64, eventID, parentID []byte) error) error {
+	if db.columns["transcript_event_identities"] == nil || !db.columns["transcript_event_identities"]["parent_id"] {
+		return nil
+	}
+	// CAST: modernc hands a BLOB over as []byte, which sql.RawBytes keeps without a copy
+	q := `SELECT seq, CAST(event_id AS BLOB), CAST(parent_id AS BLOB) FROM transcript_event_identities WHERE session_id = ? ORDER BY seq`
+	var seq sql.NullInt64
+	var id, parent sql.RawBytes
+	return db.query(ctx, q, func(rows *sql.Rows) error {
+		if err := rows.Scan(&seq, &id, &parent); err != nil {
+			return err
+		}
+		if !seq.Valid {
+			seq.Int64 = -1 // no event has it: the caller's comparison fails
+		}
+		return fn(seq.Int64, id, parent)
+	}, session)
+}
+
 // IdentityMismatch is a transcript_event_identities row that disagrees with the event at its
 // seq: another id, or another parent.
 type IdentityMismatch struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -79,12 +80,13 @@ func auditDB(ctx context.Context, dbPath, only string, opts Options, deliveries 
 					defer tr.Close()
 					ref := agentdb.Ref(dbPath, sessions[i].ID)
 					sc := newScan(ctx, ref, opts)
+					sc.ident = &identKeys{}
 					if len(deliveries) > 0 {
 						sc.deliveries = deliveries
 					}
 					fs, n, err := sc.run(progress.Reader(tr, c))
 					if err == nil {
-						fs = append(fs, rowFindings(ctx, db, ref, sessions[i].ID, tr.FirstGap, len(fs) > 0)...)
+						fs = append(fs, rowFindings(ctx, db, ref, sessions[i].ID, tr.FirstGap, sc.ident, sc.seed)...)
 					}
 					return sessionResult{findings: fs, entries: n, err: err, read: err == nil}
 				}()
@@ -248,16 +250,18 @@ func checkNodes(dbPath string, nodes []agentdb.Node, sessions []agentdb.Session,
 }
 
 // rowFindings are the checks of a session's rows as rows: a gap in its seqs (gap >= 0: the
-// first seq that did not follow its predecessor), and, when its events already gave findings
-// (an edited row is where identities drift; the query reads every JSON event of the session),
-// identity rows that disagree with their events.
-func rowFindings(ctx context.Context, db *agentdb.DB, ref, session string, gap int64, suspect bool) []Finding {
+// first seq that did not follow its predecessor), and identity rows that disagree with their
+// events. The identity rows are first held to the ids the scan read (k, identitiesAgree);
+// only a session where they may disagree is asked of SQL, whose query reads every JSON event
+// of the session again. (Before, that query ran only on sessions that already had findings,
+// for its cost, so a drifted identity row in an otherwise clean session went unseen.)
+func rowFindings(ctx context.Context, db *agentdb.DB, ref, session string, gap int64, k *identKeys, seed maphash.Seed) []Finding {
 	var out []Finding
 	if gap >= 0 {
 		out = append(out, newFinding("sqlite.seq-gap", ref, 0, "", fmt.Sprintf("transcript_events of session %s jump to seq %d: the rows before it are missing, so it no longer reads as the file it was imported from", session, gap), "",
 			map[string]any{"seq": gap}))
 	}
-	if !suspect {
+	if identitiesAgree(ctx, db, session, gap, k, seed) {
 		return out
 	}
 	ms, err := db.IdentityMismatches(ctx, session, 10)

@@ -187,7 +187,7 @@ func TestDatabaseRowsNamedAsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b string
-	rows, err := c.Query(`SELECT session_id FROM transcript_events WHERE seq = 6 AND event_json IS NOT NULL GROUP BY session_id ORDER BY session_id LIMIT 2`)
+	rows, err := c.Query(`SELECT session_id FROM transcript_events WHERE seq = 6 AND event_json IS NOT NULL GROUP BY session_id ORDER BY session_id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,10 +198,11 @@ func TestDatabaseRowsNamedAsRows(t *testing.T) {
 		ids = append(ids, s)
 	}
 	rows.Close()
-	if len(ids) < 2 {
+	if len(ids) < 3 {
 		t.Fatalf("the fixture has %d sessions of 7 JSON events", len(ids))
 	}
 	a, b = ids[0], ids[1]
+	clean := ids[2] // its only damage: an identity row naming another id
 	for _, q := range []string{
 		`PRAGMA ignore_check_constraints = ON`,
 		`UPDATE transcript_events SET event_json = '{"type":"message","id":"x' WHERE session_id = '` + a + `' AND seq = 3`,
@@ -209,6 +210,7 @@ func TestDatabaseRowsNamedAsRows(t *testing.T) {
 		`PRAGMA foreign_keys = OFF`,
 		`DELETE FROM transcript_event_identities WHERE session_id = '` + b + `' AND seq = 4`,
 		`DELETE FROM transcript_events WHERE session_id = '` + b + `' AND seq = 4`,
+		`UPDATE transcript_event_identities SET event_id = 'not-the-id' WHERE session_id = '` + clean + `' AND seq = 2`,
 	} {
 		if _, err := c.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -235,6 +237,10 @@ func TestDatabaseRowsNamedAsRows(t *testing.T) {
 	}
 	if id, ok := found["sqlite.identity-mismatch "+agentdb.Ref(dbPath, a)]; !ok || id.Evidence["seq"] != int64(5) {
 		t.Errorf("the identity row with another parent is not reported at seq 5: %+v", id)
+	}
+	// found by holding the identity rows to the ids the scan read (identitiesAgree), then SQL
+	if id, ok := found["sqlite.identity-mismatch "+agentdb.Ref(dbPath, clean)]; !ok || id.Evidence["seq"] != int64(2) || id.Evidence["identityId"] != "not-the-id" {
+		t.Errorf("the identity row with another id is not reported at seq 2: %+v", id)
 	}
 }
 

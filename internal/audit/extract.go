@@ -671,6 +671,7 @@ func (s *scan) apply(r *rec, o *extractOut) {
 	}
 	i := s.nodes.add(n, r.key)
 	s.details.add(d)
+	s.ident.note(line, r.key, r.pkey)
 	if r.key == 0 {
 		return // a file without ids (pi v1, or a foreign format) has no tree to check
 	}

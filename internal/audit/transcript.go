@@ -208,6 +208,7 @@ type scan struct {
 	parallel   bool       // the only file of its run: a big one may extract on every core
 	x          *extractor // the entries line() reads itself (from extractorPool)
 	xo         extractOut // and what it read of the last one
+	ident      *identKeys // a database's session: the id keys of each line (identity.go)
 }
 
 // pendingParent is an entry whose parentId named no entry read so far.
@@ -831,6 +832,7 @@ func (s *scan) value(v jsonl.Value, line int64) {
 		if first {
 			s.header, s.headerLine = true, line
 			s.checkHeader(v, line)
+			s.ident.note(line, s.key(v.Get("id").StringBytes()), s.key(v.Get("parentId").StringBytes()))
 		} else {
 			where := "after entries"
 			if s.header {
