@@ -39,8 +39,10 @@ cat "$clean" >/dev/null
 bench_pair limits.validate ">=0.5" "true" "'$BENCH_BIN' --no-progress validate '$clean'" "wc -l '$clean'"
 
 # the SQLite-era audit against the JSONL audit of the same sessions
-jsonl="$BENCH_TMP/in/limits-sqlite-jsonl"
-db_state="$BENCH_TMP/in/limits-sqlite-db"
+# -v2: since 2026-12-06 the generated database has the real import's identity rows and zstd
+# rule (an older one in BENCH_TMP lacks them and measured a cheaper audit): regenerated
+jsonl="$BENCH_TMP/in/limits-sqlite-jsonl-v2"
+db_state="$BENCH_TMP/in/limits-sqlite-db-v2"
 if [ ! -f "$jsonl/manifest.json" ] || [ ! -f "$db_state/agents/main/agent/openclaw-agent.sqlite" ]; then
 	rm -rf "$jsonl" "$db_state"
 	"$BENCH_BIN" fixtures generate --out "$jsonl" --sqlite-out "$db_state" \

@@ -17,8 +17,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 bench_bin
 
-jsonl="$BENCH_TMP/in/sqlite-jsonl"
-db_state="$BENCH_TMP/in/sqlite-db"
+# -v2: since 2026-12-06 the generated database has the real import's identity rows and zstd
+# rule (an older one in BENCH_TMP lacks them and measured a cheaper audit): regenerated
+jsonl="$BENCH_TMP/in/sqlite-jsonl-v2"
+db_state="$BENCH_TMP/in/sqlite-db-v2"
 if [ ! -f "$jsonl/manifest.json" ] || [ ! -f "$db_state/agents/main/agent/openclaw-agent.sqlite" ]; then
 	rm -rf "$jsonl" "$db_state"
 	mkdir -p "$BENCH_TMP/in"
