@@ -28,18 +28,13 @@ import (
 
 // rawTable is what the reader needs to know of a database, read once (DB.raw).
 type rawTable struct {
-	f          *os.File
-	pageSize   int
-	usable     int
-	pages      int64
-	tableRoot  int64
-	indexRoot  int64
-	colSession int // record positions of the columns; -1 when the table lacks the column
-	colSeq     int
-	colJSON    int
-	colZstd    int
-	colSize    int
-	slots      [16]int8 // by record position: the index into columns' result, or -1
+	f         *os.File
+	pageSize  int
+	usable    int
+	pages     int64
+	tableRoot int64
+	indexRoot int64
+	slots     [16]int8 // by record position: the index into columns' result (rawSpec.cols), or -1
 
 	spare sync.Pool // *cursorBufs
 
@@ -58,14 +53,33 @@ func rawErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errRaw}, args...)...)
 }
 
-// rawReader returns the database's raw reader, or nil when its layout is not one it reads
-// (see rawTable); it is set up once.
+// rawSpec names a rowid table, an index of it on (session_id, seq), and the record columns
+// a cursor decodes (columns' result, in this order; "" for none). The first two are always
+// session_id and seq; the first need must exist in the table.
+type rawSpec struct {
+	table string
+	index string // "" for the table's first automatic index (its PRIMARY KEY)
+	cols  [5]string
+	need  int
+}
+
+// eventsSpec is transcript_events by its primary key; identitySpec is
+// transcript_event_identities by its (session_id, seq) index of 2026.9
+// (idx_agent_transcript_event_identity_sequence), the order IdentityMismatches reads them in.
+var (
+	eventsSpec   = rawSpec{table: "transcript_events", cols: [5]string{"session_id", "seq", "event_json", "event_zstd", "event_utf8_bytes"}, need: 3}
+	identitySpec = rawSpec{table: "transcript_event_identities", index: "idx_agent_transcript_event_identity_sequence",
+		cols: [5]string{"session_id", "seq", "event_id", "parent_id", ""}, need: 4}
+)
+
+// rawReader returns the database's raw reader of events, or nil when its layout is not one
+// it reads (see openRaw); it is set up once.
 func (db *DB) rawReader(ctx context.Context) *rawTable {
 	db.rawOnce.Do(func() {
 		if db.Copied || db.noRaw {
 			return
 		}
-		rt, err := db.openRaw(ctx)
+		rt, err := db.openRaw(ctx, eventsSpec)
 		if err == nil {
 			db.raw = rt
 		}
@@ -73,27 +87,57 @@ func (db *DB) rawReader(ctx context.Context) *rawTable {
 	return db.raw
 }
 
-// openRaw checks everything the raw reader assumes, from SQLite's own view of the schema: a
-// rowid table transcript_events whose PRIMARY KEY (session_id, seq) is its first automatic
-// index, UTF-8 text, and columns with no default but NULL (a row written before an ALTER
-// TABLE ADD COLUMN has no value for it on disk: NULL is then what SQL reads too).
-func (db *DB) openRaw(ctx context.Context) (*rawTable, error) {
+// rawIdentityReader is rawReader of the identity rows.
+func (db *DB) rawIdentityReader(ctx context.Context) *rawTable {
+	db.rawIDOnce.Do(func() {
+		if db.Copied || db.noRaw || db.columns["transcript_event_identities"] == nil {
+			return
+		}
+		rt, err := db.openRaw(ctx, identitySpec)
+		if err == nil {
+			db.rawID = rt
+		}
+	})
+	return db.rawID
+}
+
+// openRaw checks everything the raw reader assumes of spec's table, from SQLite's own view of
+// the schema: a rowid table whose index on (session_id, seq) is the one named (for
+// transcript_events its PRIMARY KEY, its first automatic index), not partial, keys in BINARY
+// ascending order, UTF-8 text, and columns with no default but NULL (a row written before
+// an ALTER TABLE ADD COLUMN has no value for it on disk: NULL is then what SQL reads too).
+func (db *DB) openRaw(ctx context.Context, spec rawSpec) (*rawTable, error) {
 	var tableSQL string
 	var tableRoot int64
-	if err := db.conn.QueryRowContext(ctx, `SELECT sql, rootpage FROM sqlite_master WHERE type = 'table' AND name = 'transcript_events'`).Scan(&tableSQL, &tableRoot); err != nil {
+	if err := db.conn.QueryRowContext(ctx, `SELECT sql, rootpage FROM sqlite_master WHERE type = 'table' AND name = ?`, spec.table).Scan(&tableSQL, &tableRoot); err != nil {
 		return nil, err
 	}
 	if strings.Contains(strings.ToUpper(tableSQL), "WITHOUT ROWID") {
 		return nil, rawErrorf("a WITHOUT ROWID table")
 	}
+	index := spec.index
+	if index == "" {
+		index = "sqlite_autoindex_" + spec.table + "_1"
+	}
 	var indexRoot int64
-	if err := db.conn.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = 'sqlite_autoindex_transcript_events_1' AND sql IS NULL`).Scan(&indexRoot); err != nil {
+	var indexSQL sql.NullString
+	if err := db.conn.QueryRowContext(ctx, `SELECT rootpage, sql FROM sqlite_master WHERE type = 'index' AND name = ? AND tbl_name = ?`, index, spec.table).Scan(&indexRoot, &indexSQL); err != nil {
 		return nil, err
+	}
+	if indexSQL.Valid != (spec.index != "") {
+		return nil, rawErrorf("index %s is not the one expected", index)
+	}
+	var partial int
+	if err := db.conn.QueryRowContext(ctx, `SELECT partial FROM pragma_index_list(?) WHERE name = ?`, spec.table, index).Scan(&partial); err != nil {
+		return nil, err
+	}
+	if partial != 0 {
+		return nil, rawErrorf("index %s is partial", index)
 	}
 	// the walks compare keys as bytes, in ascending order: a key column of another collation
 	// (COLLATE NOCASE) or in descending order would have them skip entries
 	var idx []string
-	rows, err := db.conn.QueryContext(ctx, `SELECT name, desc, coll FROM pragma_index_xinfo('sqlite_autoindex_transcript_events_1') WHERE key ORDER BY seqno`)
+	rows, err := db.conn.QueryContext(ctx, `SELECT name, desc, coll FROM pragma_index_xinfo(?) WHERE key ORDER BY seqno`, index)
 	if err != nil {
 		return nil, err
 	}
@@ -106,17 +150,17 @@ func (db *DB) openRaw(ctx context.Context) (*rawTable, error) {
 		}
 		if desc != 0 || !strings.EqualFold(coll.String, "BINARY") {
 			rows.Close()
-			return nil, rawErrorf("the primary key index orders %s by %s (desc %d)", n.String, coll.String, desc)
+			return nil, rawErrorf("index %s orders %s by %s (desc %d)", index, n.String, coll.String, desc)
 		}
 		idx = append(idx, n.String)
 	}
 	rows.Close()
 	if len(idx) != 2 || idx[0] != "session_id" || idx[1] != "seq" {
-		return nil, rawErrorf("the primary key index is on %v", idx)
+		return nil, rawErrorf("index %s is on %v", index, idx)
 	}
-	rt := &rawTable{tableRoot: tableRoot, indexRoot: indexRoot, colSession: -1, colSeq: -1, colJSON: -1, colZstd: -1, colSize: -1,
-		interior: map[int64][]byte{}}
-	rows, err = db.conn.QueryContext(ctx, `SELECT cid, name, dflt_value IS NULL, hidden FROM pragma_table_xinfo('transcript_events') ORDER BY cid`)
+	rt := &rawTable{tableRoot: tableRoot, indexRoot: indexRoot, interior: map[int64][]byte{}}
+	cids := [5]int{-1, -1, -1, -1, -1}
+	rows, err = db.conn.QueryContext(ctx, `SELECT cid, name, dflt_value IS NULL, hidden FROM pragma_table_xinfo(?) ORDER BY cid`, spec.table)
 	if err != nil {
 		return nil, err
 	}
@@ -132,23 +176,26 @@ func (db *DB) openRaw(ctx context.Context) (*rawTable, error) {
 			rows.Close()
 			return nil, rawErrorf("a hidden or generated column")
 		}
-		p := map[string]*int{"session_id": &rt.colSession, "seq": &rt.colSeq, "event_json": &rt.colJSON, "event_zstd": &rt.colZstd, "event_utf8_bytes": &rt.colSize}[name]
-		if p != nil {
-			if !noDefault {
-				rows.Close()
-				return nil, rawErrorf("column %s has a default", name)
+		for slot, c := range spec.cols {
+			if c != "" && c == name {
+				if !noDefault {
+					rows.Close()
+					return nil, rawErrorf("column %s has a default", name)
+				}
+				cids[slot] = cid
 			}
-			*p = cid
 		}
 	}
 	rows.Close()
-	if rt.colSession < 0 || rt.colSeq < 0 || rt.colJSON < 0 {
-		return nil, rawErrorf("columns missing")
+	for slot := range spec.need {
+		if cids[slot] < 0 {
+			return nil, rawErrorf("column %s missing", spec.cols[slot])
+		}
 	}
 	for i := range rt.slots {
 		rt.slots[i] = -1
 	}
-	for slot, col := range [5]int{rt.colSession, rt.colSeq, rt.colJSON, rt.colZstd, rt.colSize} {
+	for slot, col := range cids {
 		if col >= len(rt.slots) {
 			return nil, rawErrorf("column %d past the %d the reader decodes", col, len(rt.slots))
 		}
@@ -331,36 +378,43 @@ func (w *window) get(rt *rawTable, n int64) ([]byte, error) {
 	return w.buf[:ps], nil
 }
 
-// next returns the next row of the session: seq, event_json, event_zstd, event_utf8_bytes
-// (valid: sizeOK), or io.EOF.
-func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK bool, err error) {
+// entry decodes the next row of the session: its index entry and its columns (rawSpec.cols),
+// or io.EOF. A row that is not the index entry's (session, seq) is an error.
+func (c *rawCursor) entry() (e rawEntry, cols [5]value, err error) {
 	if c.pos == len(c.batch) {
 		if !c.more {
-			return 0, nil, nil, 0, false, io.EOF
+			return e, cols, io.EOF
 		}
 		c.batch, c.pos, c.visits = c.batch[:0], 0, 0
-		done, err := c.collect(c.rt.indexRoot, 0)
-		if err != nil {
-			return 0, nil, nil, 0, false, err
+		if _, err := c.collect(c.rt.indexRoot, 0); err != nil {
+			return e, cols, err
 		}
-		_ = done
 		c.more = len(c.batch) == rawBatch // else the session's entries (or the index) ended
 		if len(c.batch) == 0 {
 			c.more = false
-			return 0, nil, nil, 0, false, io.EOF
+			return e, cols, io.EOF
 		}
 	}
-	e := c.batch[c.pos]
+	e = c.batch[c.pos]
 	rec, err := c.row(e.rowid)
 	if err != nil {
-		return 0, nil, nil, 0, false, err
+		return e, cols, err
 	}
-	cols, err := c.columns(rec)
-	if err != nil {
-		return 0, nil, nil, 0, false, fmt.Errorf("%w (rowid %d)", err, e.rowid)
+	if cols, err = c.columns(rec); err != nil {
+		return e, cols, fmt.Errorf("%w (rowid %d)", err, e.rowid)
 	}
 	if !cols[0].text || !bytes.Equal(cols[0].b, c.session) || !cols[1].isInt || cols[1].i != e.seq {
-		return 0, nil, nil, 0, false, rawErrorf("rowid %d is not the index's (session, seq)", e.rowid)
+		return e, cols, rawErrorf("rowid %d is not the index's (session, seq)", e.rowid)
+	}
+	return e, cols, nil
+}
+
+// next returns the next event of the session (eventsSpec): seq, event_json, event_zstd,
+// event_utf8_bytes (valid: sizeOK), or io.EOF.
+func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK bool, err error) {
+	e, cols, err := c.entry()
+	if err != nil {
+		return 0, nil, nil, 0, false, err
 	}
 	if cols[2].text {
 		json = cols[2].b
@@ -381,6 +435,26 @@ func (c *rawCursor) next() (seq int64, json, zstd []byte, size int64, sizeOK boo
 	c.pos++
 	c.lastSeq = e.seq
 	return e.seq, json, zstd, size, sizeOK, nil
+}
+
+// nextIdentity returns the next identity row of the session (identitySpec): seq, event_id and
+// parent_id (nil for NULL), or io.EOF. The bytes are valid until the next call.
+func (c *rawCursor) nextIdentity() (seq int64, eventID, parentID []byte, err error) {
+	e, cols, err := c.entry()
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if !cols[2].text {
+		return 0, nil, nil, rawErrorf("rowid %d: event_id is not text", e.rowid)
+	}
+	if cols[3].text {
+		parentID = cols[3].b
+	} else if !cols[3].null {
+		return 0, nil, nil, rawErrorf("rowid %d: parent_id is neither text nor NULL", e.rowid)
+	}
+	c.pos++
+	c.lastSeq = e.seq
+	return e.seq, cols[2].b, parentID, nil
 }
 
 // collect appends to batch the index entries of the session after lastSeq, in order, from the

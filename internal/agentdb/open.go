@@ -66,9 +66,11 @@ type DB struct {
 	zfree   []*zstd.Decoder // idle decoders of event_zstd frames
 	zall    []*zstd.Decoder // every decoder made, closed with the DB
 
-	rawOnce sync.Once
-	raw     *rawTable // nil: sessions are read with SQL (btree.go)
-	noRaw   bool      // tests: read with SQL only
+	rawOnce   sync.Once
+	raw       *rawTable // nil: sessions are read with SQL (btree.go)
+	rawIDOnce sync.Once
+	rawID     *rawTable // the identity rows' reader (Identities); nil: SQL
+	noRaw     bool      // tests: read with SQL only
 }
 
 // MaxReaders is how many queries of one DB may run at once (audit reads two sessions side by
@@ -319,6 +321,8 @@ func (db *DB) Close() error {
 func (db *DB) cleanup() {
 	db.raw.close()
 	db.raw = nil
+	db.rawID.close()
+	db.rawID = nil
 	if db.conn != nil {
 		db.conn.Close()
 		db.conn = nil

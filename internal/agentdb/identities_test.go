@@ -1,0 +1,123 @@
+package agentdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/clawdoctor/clawdoctor/fixtures"
+)
+
+type identityRow struct {
+	seq           int64
+	id, parent    string
+	parentNotNull bool
+}
+
+func identities(t *testing.T, db *DB, session string) []identityRow {
+	t.Helper()
+	var out []identityRow
+	err := db.Identities(context.Background(), session, func(seq int64, id, parent []byte) error {
+		out = append(out, identityRow{seq, string(id), string(parent), parent != nil})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", session, err)
+	}
+	return out
+}
+
+// compareIdentities holds Identities read from the file to Identities through SQL, session by
+// session; it returns how many sessions the raw reader served.
+func compareIdentities(t *testing.T, path string) (rawSessions int) {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := OpenSessions(ctx, path)
+	if errors.Is(err, ErrNoSessions) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	plain, err := OpenSessions(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.noRaw = true
+	defer plain.Close()
+	sessions, err := plain.Sessions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sessions {
+		want, got := identities(t, plain, s.ID), identities(t, raw, s.ID)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s %s: raw identity rows %v, sql %v", filepath.Base(path), s.ID, got, want)
+		}
+		if raw.rawID != nil && len(want) > 0 {
+			rawSessions++
+		}
+	}
+	return rawSessions
+}
+
+// TestRawIdentitiesEqualsSQL: the identity rows read from the file's (session_id, seq) index
+// are SQL's, row for row and in seq order, on the real 2026.8.1 and 2026.9.6 databases, on a
+// generated one, on copies with the rows in random rowid order and 512-byte pages, and on one
+// whose index is gone or has another key (then SQL reads them: no session is served raw).
+func TestRawIdentitiesEqualsSQL(t *testing.T) {
+	dir := t.TempDir()
+	served := 0
+	for _, name := range fixtures.RealStates() {
+		state := filepath.Join(dir, name)
+		if err := fixtures.WriteRealState(name, state); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(state, "agents", "main", "agent", FileName)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		served += compareIdentities(t, path)
+	}
+	if served == 0 {
+		t.Error("the raw reader served no identity rows of the real databases")
+	}
+	gen := filepath.Join(dir, "gen")
+	if _, err := fixtures.Generate(context.Background(), filepath.Join(gen, "jsonl"), fixtures.Options{
+		Sessions: 4, Size: 12 << 20, Seed: 3, SQLiteOut: filepath.Join(gen, "db")}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(gen, "db", "agents", "main", "agent", FileName)
+	shuffled := filepath.Join(gen, "shuffled.sqlite")
+	rewrite(t, path, shuffled,
+		`CREATE TABLE t2 AS SELECT * FROM transcript_event_identities ORDER BY random()`,
+		`DELETE FROM transcript_event_identities`, `INSERT INTO transcript_event_identities SELECT * FROM t2`,
+		`DROP TABLE t2`, `VACUUM`)
+	small := filepath.Join(gen, "small.sqlite")
+	rewrite(t, path, small, `PRAGMA page_size = 512`, `VACUUM`)
+	for _, p := range []string{path, shuffled, small} {
+		if n := compareIdentities(t, p); n == 0 {
+			t.Errorf("%s: no session's identity rows read raw", filepath.Base(p))
+		}
+	}
+	for name, stmts := range map[string][]string{
+		"dropped":    {`DROP INDEX idx_agent_transcript_event_identity_sequence`},
+		"descending": {`DROP INDEX idx_agent_transcript_event_identity_sequence`, `CREATE INDEX idx_agent_transcript_event_identity_sequence ON transcript_event_identities(session_id, seq DESC)`},
+		"partial":    {`DROP INDEX idx_agent_transcript_event_identity_sequence`, `CREATE INDEX idx_agent_transcript_event_identity_sequence ON transcript_event_identities(session_id, seq) WHERE seq > 3`},
+		"nocase":     {`DROP INDEX idx_agent_transcript_event_identity_sequence`, `CREATE INDEX idx_agent_transcript_event_identity_sequence ON transcript_event_identities(session_id COLLATE NOCASE, seq)`},
+	} {
+		p := filepath.Join(gen, name+".sqlite")
+		rewrite(t, path, p, stmts...)
+		if n := compareIdentities(t, p); n != 0 {
+			t.Errorf("%s index: %d sessions' identity rows read raw", name, n)
+		}
+	}
+	// a duplicate seq in the index (not unique): the raw reader hands over, rows still equal
+	dup := filepath.Join(gen, "dup.sqlite")
+	rewrite(t, path, dup, `INSERT INTO transcript_event_identities SELECT session_id, event_id || '-again', seq, event_type, parent_id, NULL, created_at FROM transcript_event_identities WHERE seq = 2`)
+	compareIdentities(t, dup)
+}
