@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clawdoctor/clawdoctor/fixtures"
@@ -120,4 +122,68 @@ func TestRawIdentitiesEqualsSQL(t *testing.T) {
 	dup := filepath.Join(gen, "dup.sqlite")
 	rewrite(t, path, dup, `INSERT INTO transcript_event_identities SELECT session_id, event_id || '-again', seq, event_type, parent_id, NULL, created_at FROM transcript_event_identities WHERE seq = 2`)
 	compareIdentities(t, dup)
+}
+
+// TestRawOverflowingKeys: session ids too long for an index cell of a 512-byte page (over 102
+// bytes of key), so each (session_id, seq) entry spills into overflow pages, and ids that share
+// their first 700 bytes, so the walks must read the overflow to order them. Events, session
+// list and identity rows read from the file are SQL's.
+func TestRawOverflowingKeys(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := fixtures.Generate(context.Background(), filepath.Join(dir, "jsonl"), fixtures.Options{
+		Sessions: 3, Size: 3 << 20, Seed: 6, SQLiteOut: filepath.Join(dir, "db")}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "db", "agents", "main", "agent", FileName)
+	const long = `substr(replace(hex(zeroblob(400)), '0', 'x'), 1, 700)`
+	for name, id := range map[string]string{
+		"suffix": `session_id || '-' || ` + long, // the ids differ in their first bytes
+		"prefix": long + ` || session_id`,        // they differ only past 700 bytes
+	} {
+		p := filepath.Join(dir, name+".sqlite")
+		rewrite(t, path, p, `PRAGMA foreign_keys = OFF`,
+			`UPDATE transcript_events SET session_id = `+id,
+			`UPDATE transcript_event_identities SET session_id = `+id,
+			`UPDATE session_windows SET session_id = `+id,
+			`UPDATE session_nodes SET current_session_id = `+strings.ReplaceAll(id, "session_id", "current_session_id"),
+			`PRAGMA page_size = 512`, `VACUUM`)
+		if n := compareRawSQL(t, p); n == 0 {
+			t.Errorf("%s: no session's events read raw", name)
+		}
+		if n := compareIdentities(t, p); n == 0 {
+			t.Errorf("%s: no session's identity rows read raw", name)
+		}
+		// and the raw reader read them to the end itself, never handing over to SQL
+		ctx := context.Background()
+		db, err := OpenSessions(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions, err := db.Sessions(ctx)
+		if err != nil || len(sessions) == 0 || len(sessions[0].ID) < 700 {
+			t.Fatalf("%s: %d sessions, %v: the ids were not made long", name, len(sessions), err)
+		}
+		rt := db.rawIdentityReader(ctx)
+		if rt == nil || db.rawReader(ctx) == nil {
+			t.Fatalf("%s: no raw reader", name)
+		}
+		for _, s := range sessions {
+			if _, tr, err := readEvents(t, db, s.ID, -1, nil); err != nil || tr.rows != nil {
+				t.Errorf("%s %.20s…: the events were not all read raw (%v)", name, s.ID, err)
+			}
+			c := rt.cursor(s.ID)
+			for {
+				_, _, _, err := c.nextIdentity()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Errorf("%s %.20s…: the identity rows were handed over: %v", name, s.ID, err)
+					break
+				}
+			}
+			c.release()
+		}
+		db.Close()
+	}
 }
