@@ -131,6 +131,44 @@ func rewrite(t *testing.T, src, dst string, stmts ...string) {
 	}
 }
 
+// realDatabases writes every real state fixture into dir and returns the agent databases
+// among them (a JSONL-era state has none).
+func realDatabases(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, name := range fixtures.RealStates() {
+		state := filepath.Join(dir, name)
+		if err := fixtures.WriteRealState(name, state); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(state, "agents", "main", "agent", FileName)
+		if _, err := os.Stat(path); err == nil {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// generatedLayouts generates 4 sessions of size bytes into dir as a database and returns it
+// with two copies of layouts an import does not make: shuffleTable's rows in random rowid
+// order, and 512-byte pages (deep trees, long overflow chains).
+func generatedLayouts(t *testing.T, dir string, size int64, shuffleTable string) (paths [3]string) {
+	t.Helper()
+	if _, err := fixtures.Generate(context.Background(), filepath.Join(dir, "jsonl"), fixtures.Options{
+		Sessions: 4, Size: size, Seed: 3, SQLiteOut: filepath.Join(dir, "db")}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "db", "agents", "main", "agent", FileName)
+	shuffled := filepath.Join(dir, "shuffled.sqlite")
+	rewrite(t, path, shuffled,
+		`CREATE TABLE t2 AS SELECT * FROM `+shuffleTable+` ORDER BY random()`,
+		`DELETE FROM `+shuffleTable, `INSERT INTO `+shuffleTable+` SELECT * FROM t2`,
+		`DROP TABLE t2`, `VACUUM`)
+	small := filepath.Join(dir, "small.sqlite")
+	rewrite(t, path, small, `PRAGMA page_size = 512`, `VACUUM`)
+	return [3]string{path, shuffled, small}
+}
+
 // TestRawEqualsSQL holds the raw b-tree reader to SQLite's own query on the real 2026.8.1 and
 // 2026.9.6 databases (those with WAL frames are read by SQL only: the count says so), on a
 // generated one with zstd events, overflow chains and a session longer than a batch, and on
@@ -138,40 +176,21 @@ func rewrite(t *testing.T, src, dst string, stmts ...string) {
 func TestRawEqualsSQL(t *testing.T) {
 	dir := t.TempDir()
 	served := 0
-	for _, name := range fixtures.RealStates() {
-		state := filepath.Join(dir, name)
-		if err := fixtures.WriteRealState(name, state); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(state, "agents", "main", "agent", FileName)
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
+	for _, path := range realDatabases(t, dir) {
 		n := compareRawSQL(t, path)
 		served += n
-		t.Logf("%s: %d sessions read raw", name, n)
+		t.Logf("%s: %d sessions read raw", path, n)
 	}
 	if served == 0 {
 		t.Error("the raw reader served no session of the real databases")
 	}
-	gen := filepath.Join(dir, "gen")
-	if _, err := fixtures.Generate(context.Background(), filepath.Join(gen, "jsonl"), fixtures.Options{
-		Sessions: 4, Size: 24 << 20, Seed: 3, SQLiteOut: filepath.Join(gen, "db")}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(gen, "db", "agents", "main", "agent", FileName)
-	shuffled := filepath.Join(gen, "shuffled.sqlite")
-	rewrite(t, path, shuffled,
-		`CREATE TABLE t2 AS SELECT * FROM transcript_events ORDER BY random()`,
-		`DELETE FROM transcript_events`, `INSERT INTO transcript_events SELECT * FROM t2`,
-		`DROP TABLE t2`, `VACUUM`)
-	small := filepath.Join(gen, "small.sqlite")
-	rewrite(t, path, small, `PRAGMA page_size = 512`, `VACUUM`)
-	for _, p := range []string{path, shuffled, small} {
+	layouts := generatedLayouts(t, filepath.Join(dir, "gen"), 24<<20, "transcript_events")
+	for _, p := range layouts {
 		if n := compareRawSQL(t, p); n == 0 {
 			t.Errorf("%s: no session read raw", filepath.Base(p))
 		}
 	}
+	small := layouts[2]
 	// a session longer than one batch of the index
 	db, err := OpenSessions(context.Background(), small)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,38 +73,20 @@ func compareIdentities(t *testing.T, path string) (rawSessions int) {
 func TestRawIdentitiesEqualsSQL(t *testing.T) {
 	dir := t.TempDir()
 	served := 0
-	for _, name := range fixtures.RealStates() {
-		state := filepath.Join(dir, name)
-		if err := fixtures.WriteRealState(name, state); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(state, "agents", "main", "agent", FileName)
-		if _, err := os.Stat(path); err != nil {
-			continue
-		}
+	for _, path := range realDatabases(t, dir) {
 		served += compareIdentities(t, path)
 	}
 	if served == 0 {
 		t.Error("the raw reader served no identity rows of the real databases")
 	}
 	gen := filepath.Join(dir, "gen")
-	if _, err := fixtures.Generate(context.Background(), filepath.Join(gen, "jsonl"), fixtures.Options{
-		Sessions: 4, Size: 12 << 20, Seed: 3, SQLiteOut: filepath.Join(gen, "db")}); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(gen, "db", "agents", "main", "agent", FileName)
-	shuffled := filepath.Join(gen, "shuffled.sqlite")
-	rewrite(t, path, shuffled,
-		`CREATE TABLE t2 AS SELECT * FROM transcript_event_identities ORDER BY random()`,
-		`DELETE FROM transcript_event_identities`, `INSERT INTO transcript_event_identities SELECT * FROM t2`,
-		`DROP TABLE t2`, `VACUUM`)
-	small := filepath.Join(gen, "small.sqlite")
-	rewrite(t, path, small, `PRAGMA page_size = 512`, `VACUUM`)
-	for _, p := range []string{path, shuffled, small} {
+	layouts := generatedLayouts(t, gen, 12<<20, "transcript_event_identities")
+	for _, p := range layouts {
 		if n := compareIdentities(t, p); n == 0 {
 			t.Errorf("%s: no session's identity rows read raw", filepath.Base(p))
 		}
 	}
+	path := layouts[0]
 	for name, stmts := range map[string][]string{
 		"dropped":    {`DROP INDEX idx_agent_transcript_event_identity_sequence`},
 		"descending": {`DROP INDEX idx_agent_transcript_event_identity_sequence`, `CREATE INDEX idx_agent_transcript_event_identity_sequence ON transcript_event_identities(session_id, seq DESC)`},
