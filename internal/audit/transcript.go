@@ -832,7 +832,9 @@ func (s *scan) value(v jsonl.Value, line int64) {
 		if first {
 			s.header, s.headerLine = true, line
 			s.checkHeader(v, line)
-			s.ident.note(line, s.key(v.Get("id").StringBytes()), s.key(v.Get("parentId").StringBytes()))
+			if s.ident != nil { // a database's session: its header has an identity row too
+				s.ident.note(line, s.key(v.Get("id").StringBytes()), s.key(v.Get("parentId").StringBytes()))
+			}
 		} else {
 			where := "after entries"
 			if s.header {
