@@ -279,3 +279,44 @@ func TestColdArchivesVerified(t *testing.T) {
 		t.Errorf("%d sqlite.cold-archive findings, want 2 (a changed byte, a missing file)", n)
 	}
 }
+
+// An identity row that drifted in a session with no other finding is reported: the check
+// once ran only on sessions that already had a finding (for the cost of its SQL), so this
+// one went unseen. The generated database holds identity rows as the real import writes them.
+func TestIdentityMismatchInCleanSession(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := fixtures.Generate(context.Background(), filepath.Join(dir, "j"), fixtures.Options{
+		Sessions: 8, Size: 2 << 20, Seed: 11, SQLiteOut: filepath.Join(dir, "db")}); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(dir, "db", "agents", "main", "agent", agentdb.FileName)
+	had := byPath(auditPaths(t, dbPath))
+	c, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rows, err := c.Query(`SELECT DISTINCT session_id FROM transcript_event_identities WHERE seq = 3 ORDER BY session_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := ""
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		if clean == "" && len(had[agentdb.Ref(dbPath, id)]) == 0 {
+			clean = id
+		}
+	}
+	rows.Close()
+	if clean == "" {
+		t.Fatal("every generated session has a finding: nothing shows the check on a clean one")
+	}
+	if _, err := c.Exec(`UPDATE transcript_event_identities SET parent_id = 'not-the-parent' WHERE session_id = ? AND seq = 3`, clean); err != nil {
+		t.Fatal(err)
+	}
+	fs := byPath(auditPaths(t, dbPath))[agentdb.Ref(dbPath, clean)]
+	if len(fs) != 1 || fs[0].Rule != "sqlite.identity-mismatch" || fs[0].Evidence["seq"] != int64(3) {
+		t.Fatalf("the drifted identity row of the clean session: findings %+v, want one sqlite.identity-mismatch at seq 3", fs)
+	}
+}
