@@ -135,12 +135,19 @@ func writeTemp(path string, mode os.FileMode, before func(*os.File) error, fill 
 			tracked()
 		}
 	}()
-	bw := bufio.NewWriterSize(&writeBehind{f: tmp}, 256<<10)
-	if err = fill(bw); err != nil {
-		return "", nil, err
+	wb := &writeBehind{f: tmp}
+	bw := bufio.NewWriterSize(wb, 256<<10)
+	err = fill(bw)
+	if err == nil {
+		if err = bw.Flush(); err != nil {
+			err = fmt.Errorf("write %s: %w", tmp.Name(), err)
+		}
 	}
-	if err = bw.Flush(); err != nil {
-		return "", nil, fmt.Errorf("write %s: %w", tmp.Name(), err)
+	if ferr := wb.wait(); err == nil && ferr != nil { // before any return: no flush outlives the file
+		err = fmt.Errorf("write %s: %w", tmp.Name(), ferr)
+	}
+	if err != nil {
+		return "", nil, err
 	}
 	if err = tmp.Chmod(mode); err != nil {
 		return "", nil, fmt.Errorf("chmod %s: %w", tmp.Name(), err)

@@ -2,8 +2,11 @@ package safefile
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -44,5 +47,74 @@ func TestWriteBehindPassesBytesAndKicksInSteps(t *testing.T) {
 	}
 	if w.kicked == 0 || w.done-w.kicked >= writeBehindStep {
 		t.Fatalf("writeback started up to %d of %d bytes", w.kicked, w.done)
+	}
+}
+
+// TestWriteBehindFlushesAheadAndKeepsItsError: past flushAheadStep a background flush runs
+// (where the platform has one), wait waits for it, and a failed one is returned by wait and
+// fails ReplaceWith, leaving the target as it was: Linux reports a writeback error to one
+// fsync only, so a dropped one would let the final fsync pass.
+func TestWriteBehindFlushesAheadAndKeepsItsError(t *testing.T) {
+	if !canFlushAhead {
+		t.Skip("no background flush on this platform")
+	}
+	boom := errors.New("injected flush failure")
+	var calls atomic.Int32
+	fail := false
+	old := flushFile
+	t.Cleanup(func() { flushFile = old })
+	flushFile = func(f *os.File) error {
+		calls.Add(1)
+		if fail {
+			return boom
+		}
+		return old(f)
+	}
+	dir := t.TempDir()
+	chunk := bytes.Repeat([]byte{'x'}, 1<<20)
+	fill := func(w io.Writer) error {
+		for range (flushAheadStep + 2*writeBehindStep) >> 20 {
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	f, err := os.Create(filepath.Join(dir, "direct"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &writeBehind{f: f}
+	if err := fill(w); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.wait(); err != nil || calls.Load() != 1 || w.flushed < flushAheadStep {
+		t.Fatalf("wait: %v after %d flushes, flushed up to %d", err, calls.Load(), w.flushed)
+	}
+	f.Close()
+
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceWith(target, ReplaceOptions{}, fill); err != nil {
+		t.Fatalf("healthy flush: %v", err)
+	}
+	if st, _ := os.Stat(target); st.Size() != flushAheadStep+2*writeBehindStep {
+		t.Fatalf("target holds %d bytes", st.Size())
+	}
+	fail = true
+	if err := os.WriteFile(target, []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceWith(target, ReplaceOptions{}, fill); !errors.Is(err, boom) {
+		t.Fatalf("failed flush: ReplaceWith returned %v", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "before\n" {
+		t.Fatalf("target changed after a failed flush: %d bytes", len(got))
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Fatalf("temp files left: %v", left)
 	}
 }
