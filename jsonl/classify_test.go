@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,9 @@ var classifyCases = []string{
 	// a CR in each place walk skips whitespace (its only place in a valid line)
 	"[\r1]", "[1\r]", "[1,\r2]", "[ \r]", "{\"a\"\r:1}", "{\"a\":\r1}", "{\"a\":1\r,\"b\":2}",
 	"{\"a\":1,\r\"b\":2}", "{ \r}", "\r{}", "{}\t\r ", "{\"a\":[{\"b\":\r\"é\"}]}",
+	// members at both levels, an image hint, a value followed by white space (Scanner.Line)
+	`{"type":"message","message":{"role":"user","content":[{"type":"image","data":"x"}]},"id":"u1"}  `,
+	`{"a":{"b":{"c":1}},"d":[{"e":2}]}`, `{"t":"\u0069mage"}`, `{"a":1} {"b":2}`,
 }
 
 // TestClassifyJSON holds the one-pass classifyJSON to Classify and Valid, the two passes it
@@ -43,6 +47,30 @@ func checkClassifyJSON(t *testing.T, b []byte) {
 	f, valid := classifyJSON(b)
 	if want, wantValid := Classify(b), Valid(b); f != want || valid != wantValid {
 		t.Fatalf("classifyJSON(%q) = %v, %v; Classify and Valid say %v, %v", b, f, valid, want, wantValid)
+	}
+	checkScannerLine(t, b)
+}
+
+// checkScannerLine holds Scanner.Line, the one pass repair's scan workers make, to Classify
+// and to Value on a fresh Scanner: the same flags, the value's end when the line is one
+// valid value, and the same members and Image. The Scanner has just scanned an image line,
+// so an Image or a member left over from it shows.
+func checkScannerLine(t *testing.T, b []byte) {
+	t.Helper()
+	used := Scanner{Collect: true}
+	used.Value([]byte(`{"type":"image","k":{"a":1}}`), 0)
+	used.Members = used.Members[:0]
+	f, end := used.Line(b)
+	fresh := Scanner{Collect: true}
+	wantEnd := fresh.Value(b, 0)
+	if wantEnd >= 0 && skipSpace(b, wantEnd) != len(b) {
+		wantEnd = -1
+	}
+	if f != Classify(b) || end != wantEnd {
+		t.Fatalf("Line(%q) = %v, %d; Classify and Value say %v, %d", b, f, end, Classify(b), wantEnd)
+	}
+	if end >= 0 && (used.Image != fresh.Image || !slices.Equal(used.Members, fresh.Members)) {
+		t.Fatalf("Line(%q): image %v, members %v; Value: %v, %v", b, used.Image, used.Members, fresh.Image, fresh.Members)
 	}
 }
 

@@ -100,6 +100,10 @@ type Options struct {
 	// not be written (nor given to anything that may write it) before the Next that called
 	// Handoff returns. [Reader.Detach] takes the last buffer.
 	Handoff func(old []byte, size int) []byte
+	// Unclassified leaves out of Line.Flags what Classify finds inside a line (lone CR, NUL,
+	// invalid UTF-8, blank): the caller classifies lines itself, on other goroutines than the
+	// reading one, with Classify or, together with a scan of its JSON, [Scanner.Line].
+	Unclassified bool
 }
 
 // Reader yields the lines of a stream one at a time, without bufio.Scanner: a line over the
@@ -144,7 +148,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 	if size < 16 {
 		size = 16
 	}
-	return &Reader{src: r, base: size, max: max, handoff: opts.Handoff}
+	return &Reader{src: r, base: size, max: max, handoff: opts.Handoff, noClassify: opts.Unclassified}
 }
 
 // Detach returns the Reader's buffer, which the Bytes of the lines returned since the last
@@ -457,12 +461,20 @@ func isBlank(b []byte) bool {
 // whitespace, which walk reports (outCR): no second pass over the line. A line that is not valid JSON, rare, is classified by Classify. On the
 // validate bench this halved the CPU time of a worker (utf8.Valid was 40 % of it).
 func classifyJSON(b []byte) (f Flag, valid bool) {
-	end, msg, _, out := walk(b, 0, nil, nil, modeUTF8)
+	f, end := classifyWalk(b, nil)
+	return f, end >= 0
+}
+
+// classifyWalk is classifyJSON reporting to sc (nil for none) and returning the end of the
+// value, or -1 when b is not one valid value.
+func classifyWalk(b []byte, sc *Scanner) (f Flag, valueEnd int) {
+	end, msg, _, out := walk(b, 0, sc, nil, modeUTF8)
 	if msg != "" {
-		return Classify(b), false
+		return Classify(b), -1
 	}
+	valueEnd = end
 	if end, out = spaceCR(b, end, out); end != len(b) {
-		return Classify(b), false
+		return Classify(b), -1
 	}
 	if out&outCR != 0 {
 		f |= FlagLoneCR
@@ -470,5 +482,5 @@ func classifyJSON(b []byte) (f Flag, valid bool) {
 	if out&outBadUTF8 != 0 {
 		f |= FlagInvalidUTF8
 	}
-	return f, true
+	return f, valueEnd
 }

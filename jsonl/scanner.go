@@ -81,3 +81,14 @@ func StringEnd(b []byte, i int) int {
 
 // SkipSpace returns the offset of the first byte at or after i that is not JSON whitespace.
 func SkipSpace(b []byte, i int) int { return skipSpace(b, i) }
+
+// Line is Classify and Value in one pass over a line's content (a Line's Bytes, read with
+// Options.Unclassified): it returns the flags Classify would and, when b is one valid value
+// with only whitespace around it, the end of the value, with the members collected and Image
+// set for it alone; else -1, and what was collected is to be dropped. The UTF-8 of the value
+// is checked as its strings are scanned, where Classify reads the line once more for it.
+func (s *Scanner) Line(b []byte) (f Flag, end int) {
+	s.Image, s.TooDeep = false, false
+	s.Work += len(b)
+	return classifyWalk(b, s)
+}

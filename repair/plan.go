@@ -19,10 +19,12 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/openclaw"
@@ -211,16 +213,20 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 	}
 	lines := readLines(src, opts.MaxLine)
 	defer lines.stop()
-	for bt := range lines.c {
+	for bt := lines.next(); bt != nil; bt = lines.next() {
 		num, off := bt.num, bt.off
-		for i, r := range bt.recs {
+		for _, r := range bt.recs {
 			l := jsonl.Line{Num: num, Offset: off, Size: r.size, Flags: r.flags}
 			num, off = num+1, off+r.size
 			if !l.Has(jsonl.FlagTooLong) {
-				l.Bytes = bt.bytes(i)
+				l.Bytes = r.b
 			}
 			p.plan.Lines = l.Num
 			p.end = l.Offset + l.Size
+			p.pre = scanned{end: int(r.end), image: r.image}
+			if r.end >= 0 {
+				p.pre.members = bt.members[r.m0:r.m1:r.m1]
+			}
 			p.line(l)
 			if emit != nil && (p.header || p.nValues == 0) { // a file without a header is skipped: nothing is handed over
 				p.handOver(l, emit)
@@ -273,28 +279,54 @@ func (p *planner) handOver(l jsonl.Line, emit func(Edit)) {
 // flushStep is how far planning runs ahead before the writer is told to copy.
 const flushStep = 16 << 20
 
-// batch is a run of lines read ahead, their bytes copied into data, so the reader goroutine
-// goes on while the planner works (the two stages use both cores). A line is kept as its size
-// and flags (its number and offset follow from the first line's): the reader writes into
-// memory the planner read a moment before on the other core, and each cache line it writes
-// costs a transfer; a whole jsonl.Line per line (56 bytes) made that store a fifth of the
-// reading goroutine's time in a 1 GiB repair --dry-run (perf: one instruction, 85 % of it).
+// batch is the lines of one read buffer of the jsonl.Reader, which hands the buffer over
+// when it is full (Options.Handoff): the lines are not copied, the planner reads them where
+// the reader read them, and the buffer goes back to the reader when the planner is done. (A
+// copy into a batch of its own was a seventh of the planning CPU, half of it page faults of
+// the growing copies.)
+//
+// Between reader and planner, a scan worker classifies the batch's lines and scans their JSON
+// in one pass (jsonl.Scanner.Line), on as many goroutines as there are cores, the planner
+// taking the batches in order: the JSON walk and the UTF-8 check were a third of the planning
+// CPU on the planner's goroutine and a sixth on the reader's.
 type batch struct {
-	num, off int64     // number and offset of the first line
-	recs     []lineRec // line i's bytes are data[starts[i]:starts[i+1]]
-	starts   []int
-	data     []byte
+	num, off int64          // number and offset of the first line
+	recs     []lineRec      // the lines, in order
+	buf      []byte         // the read buffer the lines' bytes are in
+	members  []jsonl.Member // the members of the valid lines (lineRec.m0, m1)
+	scanned  chan struct{}  // a worker is done with the batch
 }
 
 type lineRec struct {
-	size  int64
-	flags jsonl.Flag
+	b      []byte // the line's content (Line.Bytes)
+	size   int64
+	flags  jsonl.Flag
+	image  bool  // the scan's Image
+	end    int32 // the end of the line's one valid value, or -1 (or 0 for a line over the cap)
+	m0, m1 int32 // the value's members are members[m0:m1]
 }
 
-func (b *batch) bytes(i int) []byte { return b.data[b.starts[i]:b.starts[i+1]] }
+// scan classifies every line of the batch and collects the members of each valid one.
+func (b *batch) scan(sc *jsonl.Scanner) {
+	sc.Collect, sc.Members = true, b.members[:0]
+	for i := range b.recs {
+		r := &b.recs[i]
+		if r.flags&jsonl.FlagTooLong != 0 {
+			continue
+		}
+		m0 := len(sc.Members)
+		f, end := sc.Line(r.b)
+		r.flags |= f
+		if end < 0 {
+			sc.Members = sc.Members[:m0]
+		}
+		r.end, r.image, r.m0, r.m1 = int32(end), sc.Image, int32(m0), int32(len(sc.Members))
+	}
+	b.members, sc.Members = sc.Members, nil
+}
 
 type lineFeed struct {
-	c    chan *batch
+	c    chan *batch // in stream order; take one when its scanned says so
 	free chan *batch
 	done chan struct{}
 	err  error // set before c is closed
@@ -306,44 +338,77 @@ func (f *lineFeed) stop() {
 	}
 }
 
-const batchBytes = 1 << 20
+// next returns the next batch, scanned, or nil at the end.
+func (f *lineFeed) next() *batch {
+	bt, ok := <-f.c
+	if !ok {
+		return nil
+	}
+	<-bt.scanned
+	return bt
+}
 
-// readLines runs a jsonl.Reader in its own goroutine and hands its lines over in batches.
-// Memory: three batches of about 1 MiB (a batch grows to hold one line up to the line cap).
+// batchBytes is the read buffer, and so the most a batch holds but for one long line.
+const batchBytes = jsonl.DefaultBufferSize
+
+// readLines runs a jsonl.Reader in its own goroutine and hands its lines over in batches,
+// scanned by one worker per core. Memory: 2 + 2 per worker buffers of batchBytes (one grows
+// to hold a line up to the line cap, and is dropped after it) and their members.
 func readLines(r io.Reader, maxLine int) *lineFeed {
-	f := &lineFeed{c: make(chan *batch, 1), free: make(chan *batch, 3), done: make(chan struct{})}
-	for i := 0; i < 3; i++ {
-		f.free <- &batch{data: make([]byte, 0, 64<<10)} // grows to about batchBytes
+	workers := runtime.GOMAXPROCS(0)
+	n := 2 + 2*workers
+	f := &lineFeed{c: make(chan *batch, n), free: make(chan *batch, n), done: make(chan struct{})}
+	for i := 0; i < n; i++ {
+		f.free <- &batch{scanned: make(chan struct{}, 1)}
+	}
+	work := make(chan *batch, n)
+	for range workers {
+		go func() {
+			var sc jsonl.Scanner
+			for bt := range work {
+				bt.scan(&sc)
+				bt.scanned <- struct{}{}
+			}
+		}()
 	}
 	go func() {
 		defer close(f.c)
-		jr := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine})
+		defer close(work)
+		stopped := false
 		var bt *batch
-		get := func() bool {
+		get := func() {
 			select {
 			case bt = <-f.free:
-				bt.recs, bt.starts, bt.data = bt.recs[:0], append(bt.starts[:0], 0), bt.data[:0]
-				if cap(bt.data) > 4*batchBytes {
-					bt.data = make([]byte, 0, batchBytes) // do not keep a huge line's buffer
-				}
-				return true
 			case <-f.done:
-				return false
+				stopped, bt = true, &batch{scanned: make(chan struct{}, 1)} // reading ends at the next line
+			}
+			bt.recs = bt.recs[:0]
+			if cap(bt.members) > 4*batchBytes/int(unsafe.Sizeof(jsonl.Member{})) {
+				bt.members = nil // do not keep what a long line needed
 			}
 		}
-		send := func() bool {
-			select {
-			case f.c <- bt:
-				bt = nil
-				return true
-			case <-f.done:
-				return false
+		send := func(buf []byte) {
+			if !stopped && len(bt.recs) > 0 {
+				bt.buf = buf
+				f.c <- bt // never blocks: c and work hold every batch there is
+				work <- bt
+				get()
 			}
 		}
-		if !get() {
-			return
+		get()
+		handoff := func(old []byte, size int) []byte {
+			if old != nil {
+				send(old) // every line taken so far is in old
+			}
+			spare := bt.buf // the buffer this batch came back with: its lines are done
+			bt.buf = nil
+			if cap(spare) < size || cap(spare) > 4*batchBytes {
+				spare = make([]byte, max(size, batchBytes))
+			}
+			return spare[:cap(spare)]
 		}
-		for {
+		jr := jsonl.NewReader(r, jsonl.Options{MaxLine: maxLine, Unclassified: true, Handoff: handoff})
+		for !stopped {
 			l, err := jr.Next()
 			if err == io.EOF {
 				break
@@ -352,21 +417,12 @@ func readLines(r io.Reader, maxLine int) *lineFeed {
 				f.err = err
 				break
 			}
-			if len(bt.recs) > 0 && len(bt.data)+len(l.Bytes) > batchBytes {
-				if !send() || !get() {
-					return
-				}
-			}
 			if len(bt.recs) == 0 {
 				bt.num, bt.off = l.Num, l.Offset
 			}
-			bt.data = append(bt.data, l.Bytes...)
-			bt.starts = append(bt.starts, len(bt.data))
-			bt.recs = append(bt.recs, lineRec{size: l.Size, flags: l.Flags})
+			bt.recs = append(bt.recs, lineRec{b: l.Bytes, size: l.Size, flags: l.Flags})
 		}
-		if len(bt.recs) > 0 {
-			send()
-		}
+		send(jr.Detach())
 	}()
 	return f
 }
@@ -392,10 +448,11 @@ type planner struct {
 	clean   []byte        // line content without NULs
 	segs    []seg         // clean → source mapping for NUL lines
 	nul     bool
-	ready   bool  // p.sc.Members hold the members of the line's single value
-	base    int64 // source offset of the line content's first byte
-	nValues int   // values kept so far (the first one must be the header)
-	header  bool  // the first value was a valid header
+	ready   bool    // p.sc.Members hold the members of the line's single value
+	pre     scanned // the line as a scan worker saw it (readLines)
+	base    int64   // source offset of the line content's first byte
+	nValues int     // values kept so far (the first one must be the header)
+	header  bool    // the first value was a valid header
 	noHead  string
 
 	prevID   []byte // id token of the last entry, for --relink
@@ -408,6 +465,14 @@ type planner struct {
 	pending  []candCall // message tool calls of the last OpenAI Responses turn, until the next message
 	lastNL   bool       // the stream ends with a newline
 	lastLine int64
+}
+
+// scanned is a line's one valid value as a scan worker found it: its end (-1 when the line
+// is not one valid value) and members.
+type scanned struct {
+	end     int
+	image   bool
+	members []jsonl.Member
 }
 
 type seg struct {
@@ -703,8 +768,12 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 	sc := &p.sc
 	*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
 	p.ready = false
+	if p.pre.end >= 0 && !p.nul { // the common case: one valid value, scanned by a worker
+		p.ready = true
+		return []value{{s: start, e: p.pre.end}}, false
+	}
 	if e := sc.Value(c, start); e >= 0 && skipSpace(c, e) == len(c) {
-		p.ready = true // the common case: one valid value, members already collected
+		p.ready, p.pre = true, scanned{end: e, image: sc.Image, members: sc.Members} // valid once its NULs are gone
 		return []value{{s: start, e: e}}, false
 	}
 	if sc.TooDeep {
@@ -879,16 +948,16 @@ func keyName(tok []byte) string {
 
 // fields collects the members of the object value v the rules look at.
 func (p *planner) fields(c []byte, v *value) entryFields {
-	sc := &p.sc2
-	if p.ready {
-		sc = &p.sc
-	} else {
+	members, image := p.pre.members, p.pre.image
+	if !p.ready {
+		sc := &p.sc2
 		*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
 		sc.Value(c, v.s)
+		members, image = sc.Members, sc.Image
 	}
-	f := entryFields{image: sc.Image}
+	f := entryFields{image: image}
 	var cur msgFields // members of the "message" object being read
-	for _, m := range sc.Members {
+	for _, m := range members {
 		k := keyName(c[m.K0:m.K1])
 		if k == "" {
 			continue
