@@ -14,19 +14,19 @@ const corruptImageBlock = `{"type":"text","text":"` + CorruptImageFallbackText +
 
 // corruptImage reports whether the content element el is a corrupt image block (unpadded:
 // 2026.7.35's base64 rule, openclaw.UnpaddedBase64).
-func corruptImage(c []byte, el [2]int, unpadded bool) bool {
-	ms := objectMembers(c, el)
-	t, ok := ms["type"]
+func corruptImage(ms objMembers, unpadded bool) bool {
+	c := ms.c
+	t, ok := ms.get("type")
 	if !ok || !tokIs(c[t[0]:t[1]], "image") {
 		return false
 	}
-	d, ok := ms["data"]
+	d, ok := ms.get("data")
 	if !ok || c[d[0]] != '"' {
 		return false
 	}
 	mime := false
 	for _, k := range [...]string{"mimeType", "mediaType", "media_type"} {
-		if r, ok := ms[k]; ok {
+		if r, ok := ms.get(k); ok {
 			if s, ok := strValue(c[r[0]:r[1]]); ok && session.ImageMime(s) {
 				mime = true
 				break

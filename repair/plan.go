@@ -445,6 +445,9 @@ type planner struct {
 
 	sc      jsonl.Scanner // the line's value
 	sc2     jsonl.Scanner // probes inside the line (headerAt, entryAt, entry fields)
+	sc3     jsonl.Scanner // the members of one content block (members)
+	vals    []value       // segment's result, reused line after line
+	elems   [][2]int      // elements' result, reused
 	clean   []byte        // line content without NULs
 	segs    []seg         // clean → source mapping for NUL lines
 	nul     bool
@@ -770,11 +773,13 @@ func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
 	p.ready = false
 	if p.pre.end >= 0 && !p.nul { // the common case: one valid value, scanned by a worker
 		p.ready = true
-		return []value{{s: start, e: p.pre.end}}, false
+		p.vals = append(p.vals[:0], value{s: start, e: p.pre.end}) // reused: a slice a line was an allocation a line
+		return p.vals, false
 	}
 	if e := sc.Value(c, start); e >= 0 && skipSpace(c, e) == len(c) {
 		p.ready, p.pre = true, scanned{end: e, image: sc.Image, members: sc.Members} // valid once its NULs are gone
-		return []value{{s: start, e: e}}, false
+		p.vals = append(p.vals[:0], value{s: start, e: e})
+		return p.vals, false
 	}
 	if sc.TooDeep {
 		p.deep = true // not broken, only deeper than we examine: the caller keeps it
@@ -1183,7 +1188,7 @@ func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool
 	for _, el := range elems {
 		var piece lpiece
 		switch {
-		case images && corruptImage(c, el, p.has(openclaw.UnpaddedBase64)):
+		case images && corruptImage(p.members(c, el), p.has(openclaw.UnpaddedBase64)):
 			piece = lpiece{lit: []byte(corruptImageBlock)}
 			replaced++
 		case user && p.blankTextBlock(c, el):
@@ -1220,7 +1225,7 @@ func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool
 
 // elements returns the element token ranges of the (valid) array token r.
 func (p *planner) elements(c []byte, r [2]int) [][2]int {
-	var out [][2]int
+	out := p.elems[:0] // reused: no caller holds one while asking for another
 	var sc jsonl.Scanner
 	i := skipSpace(c, r[0]+1)
 	for i < r[1]-1 {
@@ -1234,38 +1239,46 @@ func (p *planner) elements(c []byte, r [2]int) [][2]int {
 			i = skipSpace(c, i+1)
 		}
 	}
+	p.elems = out
 	return out
 }
 
-// objectMembers returns the top-level members of the object token r as key → value range
-// (the last occurrence of a key wins, as in JSON.parse).
-func objectMembers(c []byte, r [2]int) map[string][2]int {
+// objMembers are the top-level members of one object token, found by key: the last one with
+// the key wins, as in JSON.parse. The zero value (not an object) has none.
+type objMembers struct {
+	c  []byte
+	ms []jsonl.Member
+}
+
+// members returns the members of the object token r, valid until the next call (the
+// scanner's member list is reused: a map per content block was a fifth of the planner's
+// allocations).
+func (p *planner) members(c []byte, r [2]int) objMembers {
 	if c[r[0]] != '{' {
-		return nil
+		return objMembers{}
 	}
-	sc := jsonl.Scanner{Collect: true}
-	sc.Value(c, r[0])
-	out := map[string][2]int{}
-	for _, m := range sc.Members {
-		if m.Depth == 1 {
-			if k, ok := strValue(c[m.K0:m.K1]); ok {
-				out[k] = [2]int{m.V0, m.V1}
-			}
+	p.sc3 = jsonl.Scanner{Collect: true, Members: p.sc3.Members[:0]}
+	p.sc3.Value(c, r[0])
+	return objMembers{c: c, ms: p.sc3.Members}
+}
+
+// get returns the value range of the member named k.
+func (o objMembers) get(k string) ([2]int, bool) {
+	for i := len(o.ms) - 1; i >= 0; i-- {
+		if m := o.ms[i]; m.Depth == 1 && tokIs(o.c[m.K0:m.K1], k) {
+			return [2]int{m.V0, m.V1}, true
 		}
 	}
-	return out
+	return [2]int{}, false
 }
 
 func (p *planner) blankTextBlock(c []byte, r [2]int) bool {
-	ms := objectMembers(c, r)
-	if ms == nil {
-		return false
-	}
-	t, ok := ms["type"]
+	ms := p.members(c, r)
+	t, ok := ms.get("type")
 	if !ok || !tokIs(c[t[0]:t[1]], "text") {
 		return false
 	}
-	tx, ok := ms["text"]
+	tx, ok := ms.get("text")
 	if !ok {
 		return false
 	}

@@ -50,6 +50,9 @@ func strValue(tok []byte) (string, bool) {
 		}
 	}
 	if plain {
+		if k := known(inner); k != "" {
+			return k, true
+		}
 		return string(inner), true
 	}
 	var v string
@@ -57,6 +60,51 @@ func strValue(tok []byte) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// known returns the string of the values every entry has (types, roles, stop reasons, APIs,
+// providers) without a copy, or "": a new string for each was most of the planner's
+// allocations. The switch on string(b) does not allocate.
+func known(b []byte) string {
+	switch string(b) {
+	case "message":
+		return "message"
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "toolResult":
+		return "toolResult"
+	case "stop":
+		return "stop"
+	case "toolUse":
+		return "toolUse"
+	case "error":
+		return "error"
+	case "aborted":
+		return "aborted"
+	case "length":
+		return "length"
+	case "text":
+		return "text"
+	case "toolCall":
+		return "toolCall"
+	case "custom":
+		return "custom"
+	case "anthropic":
+		return "anthropic"
+	case "openai":
+		return "openai"
+	case "anthropic-messages":
+		return "anthropic-messages"
+	case "openai-responses":
+		return "openai-responses"
+	case "openai-completions":
+		return "openai-completions"
+	case "openai-chatgpt-responses":
+		return "openai-chatgpt-responses"
+	}
+	return ""
 }
 
 // tokIs reports whether the string token tok decodes to want.

@@ -35,8 +35,8 @@ func callKey(n, i int) uint64 { return uint64(n)<<24 | uint64(i) }
 // `message` tool (name trimmed, any case) for the delivery-mirror rule.
 func (p *planner) toolCalls(line int64, c []byte, r [2]int, idTok []byte, v *value, messageOnly bool) {
 	for i, el := range p.elements(c, r) {
-		ms := objectMembers(c, el)
-		idr, ok := ms["id"]
+		ms := p.members(c, el)
+		idr, ok := ms.get("id")
 		if !ok {
 			continue
 		}
@@ -44,7 +44,7 @@ func (p *planner) toolCalls(line int64, c []byte, r [2]int, idTok []byte, v *val
 		if !ok || id == "" {
 			continue
 		}
-		t, ok := ms["type"]
+		t, ok := ms.get("type")
 		if !ok {
 			continue
 		}
@@ -52,7 +52,7 @@ func (p *planner) toolCalls(line int64, c []byte, r [2]int, idTok []byte, v *val
 			continue
 		}
 		var nameTok []byte
-		if nr, ok := ms["name"]; ok && c[nr[0]] == '"' {
+		if nr, ok := ms.get("name"); ok && c[nr[0]] == '"' {
 			nameTok = c[nr[0]:nr[1]]
 		}
 		if messageOnly {
