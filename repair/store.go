@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -119,7 +119,7 @@ func composeStore(members []StoreMember) ([]byte, error) {
 	return jsonobj.Stringify(b.Bytes(), "  ")
 }
 
-var safeSessionID = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
+var safeSessionID = lazyre.New(`(?i)^[a-z0-9][a-z0-9._-]{0,127}$`)
 
 // RepairStore checks the sessions.json of a sessions dir: a store that does not parse is
 // salvaged entry by entry (with a backup), and with opts.RebuildStore transcripts no entry

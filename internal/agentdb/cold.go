@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -24,7 +24,7 @@ import (
 // and identity, active, index and fts rows. OpenClaw reads one back only when its bytes have
 // archive_bytes and archive_sha256 (readVerifiedSessionColdArchive).
 
-var coldName = regexp.MustCompile(`^[a-f0-9]{64}\.jsonl\.zst$`)
+var coldName = lazyre.New(`^[a-f0-9]{64}\.jsonl\.zst$`)
 
 // ColdPath is where a file-stored cold archive lives for the agent whose sessions dir is
 // sessionsDir.

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"hash/maphash"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -204,7 +204,7 @@ func dbFinding(f Finding) Finding {
 }
 
 // lineRE finds the line numbers a finding's message names.
-var lineRE = regexp.MustCompile(`\bline \d+\b`)
+var lineRE = lazyre.New(`\bline \d+\b`)
 
 // sqliteHint is the hint of a finding about a database session that, about a file, would name
 // a writing clawdoctor command.

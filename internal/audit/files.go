@@ -1,10 +1,10 @@
 package audit
 
 import (
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -12,7 +12,7 @@ import (
 )
 
 // archiveRE matches OpenClaw's archive suffix (store.md §1.4), milliseconds optional.
-var archiveRE = regexp.MustCompile(`\.jsonl\.(?:reset|deleted|bak)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
+var archiveRE = lazyre.New(`\.jsonl\.(?:reset|deleted|bak)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
 
 // stripCompression removes a .zst or .gz suffix.
 func stripCompression(name string) string {

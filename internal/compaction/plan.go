@@ -2,8 +2,8 @@ package compaction
 
 import (
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"math"
-	"regexp"
 
 	"github.com/clawdoctor/clawdoctor/internal/hygiene"
 )
@@ -386,8 +386,8 @@ func trigger(items []Item, context []hygiene.Message, prev, reserve int, s Setti
 	return tr
 }
 
-var overflowPatterns = func() []*regexp.Regexp {
-	var out []*regexp.Regexp
+var overflowPatterns = func() []*lazyre.Regexp {
+	var out []*lazyre.Regexp
 	for _, p := range []string{
 		`prompt is too long`, `request_too_large`, `input is too long for requested model`,
 		`exceeds the context window`, `exceeds (?:the )?(?:model'?s )?maximum context length of [\d,]+ tokens?`,
@@ -401,15 +401,15 @@ var overflowPatterns = func() []*regexp.Regexp {
 		`context[_ ]length[_ ]exceeded`, `too many tokens`, `token limit exceeded`,
 		`^4(?:00|13)\s*(?:status code)?\s*\(no body\)`,
 	} {
-		out = append(out, regexp.MustCompile(`(?i)`+p))
+		out = append(out, lazyre.New(`(?i)`+p))
 	}
 	return out
 }()
 
-var nonOverflowPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)^(Throttling error|Service unavailable):`),
-	regexp.MustCompile(`(?i)rate limit`),
-	regexp.MustCompile(`(?i)too many requests`),
+var nonOverflowPatterns = []*lazyre.Regexp{
+	lazyre.New(`(?i)^(Throttling error|Service unavailable):`),
+	lazyre.New(`(?i)rate limit`),
+	lazyre.New(`(?i)too many requests`),
 }
 
 // Overflow is isContextOverflow (2026.6.11): an error turn whose errorMessage matches an

@@ -1,10 +1,10 @@
 package dbhealth
 
 import (
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -66,7 +66,7 @@ func parseMountInfo(s string) []mountEntry {
 	return out
 }
 
-var octal = regexp.MustCompile(`\\([0-7]{3})`)
+var octal = lazyre.New(`\\([0-7]{3})`)
 
 func unescapeMount(s string) string {
 	return octal.ReplaceAllStringFunc(s, func(m string) string {
@@ -76,8 +76,8 @@ func unescapeMount(s string) string {
 }
 
 var (
-	linuxMount = regexp.MustCompile(`^(.+) on (.+) type ([^,\s)]+) \(`)
-	bsdMount   = regexp.MustCompile(`^(.+) on (.+) \(([^,\s)]+)`)
+	linuxMount = lazyre.New(`^(.+) on (.+) type ([^,\s)]+) \(`)
+	bsdMount   = lazyre.New(`^(.+) on (.+) \(([^,\s)]+)`)
 )
 
 // parseMountCommand reads the output of `mount` (Linux "SRC on DIR type T (…)", BSD and macOS
@@ -96,7 +96,7 @@ func parseMountCommand(s string) []mountEntry {
 	return out
 }
 
-var sshfsSource = regexp.MustCompile(`^(?:[^/\s:]+@)?[^/\s:]+:.*`)
+var sshfsSource = lazyre.New(`^(?:[^/\s:]+@)?[^/\s:]+:.*`)
 
 func isSSHFSSource(src string) bool {
 	if src == "" {
@@ -250,9 +250,9 @@ func FileSystem(path string) FS {
 }
 
 var (
-	uncPath   = regexp.MustCompile(`(?i)^\\\\\?\\UNC\\[^\\]+\\[^\\]+`)
-	uncShare  = regexp.MustCompile(`^\\\\[^\\]+\\[^\\]+`)
-	drivePath = regexp.MustCompile(`(?i)^(?:\\\\\?\\)?[A-Za-z]:[\\/]`)
+	uncPath   = lazyre.New(`(?i)^\\\\\?\\UNC\\[^\\]+\\[^\\]+`)
+	uncShare  = lazyre.New(`^\\\\[^\\]+\\[^\\]+`)
+	drivePath = lazyre.New(`(?i)^(?:\\\\\?\\)?[A-Za-z]:[\\/]`)
 )
 
 // isUNC is isWindowsUncPath: \\?\UNC\server\share, or \\server\share that is not a \\?\ or

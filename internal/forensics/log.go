@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -47,10 +47,10 @@ type Event struct {
 }
 
 var (
-	conflictRE = regexp.MustCompile(`(?i)Session ID (\S+?)[,.;:]? is already in use`)
-	kvRE       = regexp.MustCompile(`(\w[\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)`)
-	isoRE      = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
-	deliveryRE = regexp.MustCompile(`(?i)\b(sent|delivered|delivery ok|send ok|sendMessage ok)\b`)
+	conflictRE = lazyre.New(`(?i)Session ID (\S+?)[,.;:]? is already in use`)
+	kvRE       = lazyre.New(`(\w[\w.-]*)=("(?:[^"\\]|\\.)*"|\S*)`)
+	isoRE      = lazyre.New(`^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
+	deliveryRE = lazyre.New(`(?i)\b(sent|delivered|delivery ok|send ok|sendMessage ok)\b`)
 )
 
 // Parse reads a gateway log stream and calls fn for each interesting event in order. name is

@@ -3,15 +3,15 @@ package hygiene
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strconv"
 )
 
 var (
-	kimiNativeID      = regexp.MustCompile(`^functions\.[A-Za-z0-9_-]+:\d+$`)
-	anthropicNativeID = regexp.MustCompile(`^toolu_[A-Za-z0-9_]+$`)
-	openAICallID      = regexp.MustCompile(`^call_[A-Za-z0-9_-]+$`)
-	nonAlnum          = regexp.MustCompile(`[^a-zA-Z0-9]`)
+	kimiNativeID      = lazyre.New(`^functions\.[A-Za-z0-9_-]+:\d+$`)
+	anthropicNativeID = lazyre.New(`^toolu_[A-Za-z0-9_]+$`)
+	openAICallID      = lazyre.New(`^call_[A-Za-z0-9_-]+$`)
+	nonAlnum          = lazyre.New(`[^a-zA-Z0-9]`)
 )
 
 func shortHash(s string, n int) string {

@@ -4,7 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/internal/session"
@@ -36,7 +36,7 @@ func (o ImageOptions) withDefaults() ImageOptions {
 	return o
 }
 
-var base64Charset = regexp.MustCompile(`^[A-Za-z0-9+/=_-]+$`)
+var base64Charset = lazyre.New(`^[A-Za-z0-9+/=_-]+$`)
 
 // ValidBase64Signature is isBase64Signature: trimmed, internal whitespace removed, the base64
 // (or base64url) alphabet, decoding to at least one byte and re-encoding to itself up to
@@ -388,7 +388,7 @@ func canonicalBase64Classic(s string) string {
 	return out
 }
 
-var base64CharsRE = regexp.MustCompile(`^[A-Za-z0-9+/]+={0,2}$`)
+var base64CharsRE = lazyre.New(`^[A-Za-z0-9+/]+={0,2}$`)
 
 func inferMimeFromBase64(s string) string {
 	s = jsTrim(s)

@@ -1,7 +1,7 @@
 package hygiene
 
 import (
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 	"unicode/utf16"
 )
@@ -10,8 +10,8 @@ import (
 const RedactedAttachment = "__OPENCLAW_REDACTED__"
 
 var (
-	toolNameRE      = regexp.MustCompile(`^[A-Za-z0-9_:.-]+$`) // 2026.6.11
-	toolNameClassic = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)   // up to 2026.4.24
+	toolNameRE      = lazyre.New(`^[A-Za-z0-9_:.-]+$`) // 2026.6.11
+	toolNameClassic = lazyre.New(`^[A-Za-z0-9_-]+$`)   // up to 2026.4.24
 	// rawToolCallTypes are the block types isRawToolCallBlock knows; 2026.6.11 added the
 	// snake_case ones (before, a tool_use block passes repairToolCallInputs untouched).
 	rawToolCallTypes        = map[string]bool{"toolCall": true, "toolUse": true, "functionCall": true, "tool_call": true, "tool_use": true, "function_call": true}

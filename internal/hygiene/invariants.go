@@ -2,7 +2,7 @@ package hygiene
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 )
 
 // The checks below state what the providers require of a replayed history. Failed assistants
@@ -82,7 +82,7 @@ func CheckGemini(msgs []Message) error {
 	return nil
 }
 
-var mistralID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)
+var mistralID = lazyre.New(`^[A-Za-z0-9]{9}$`)
 
 // CheckMistral: every tool-call and tool-result id is 9 alphanumerics, and results are still
 // matched to their calls.

@@ -2,8 +2,8 @@ package hygiene
 
 import (
 	"encoding/json"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +27,7 @@ const jsSpaceChars = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}
 
 // jsRe compiles a JavaScript regular expression, giving \s JavaScript's meaning inside and
 // outside character classes ([\s\S] is any character).
-func jsRe(expr string) *regexp.Regexp {
+func jsRe(expr string) *lazyre.Regexp {
 	expr = strings.ReplaceAll(expr, `[\s\S]`, `[\x00-\x{10FFFF}]`)
 	var b strings.Builder
 	inClass := false
@@ -53,7 +53,7 @@ func jsRe(expr string) *regexp.Regexp {
 		}
 		b.WriteByte(c)
 	}
-	return regexp.MustCompile(b.String())
+	return lazyre.New(b.String())
 }
 
 // isObject is `v && typeof v === "object"`: objects and arrays, not null.
@@ -147,7 +147,7 @@ func num(f float64) json.Number {
 
 // isoDate matches the date-time strings Date.parse reads as ISO 8601 (ES §21.4.3.2) and the
 // space-separated form V8 also accepts.
-var isoDate = regexp.MustCompile(`^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$`)
+var isoDate = lazyre.New(`^([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$`)
 
 // dateParse is Date.parse for the strings transcripts hold: ISO 8601 dates and date-times
 // (a date-only string is UTC; a date-time without an offset is local time, here UTC as OpenClaw

@@ -2,7 +2,7 @@ package hygiene
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
 
@@ -231,14 +231,14 @@ func DowngradeFunctionCallPairs(msgs []Message) ([]Message, Step) {
 }
 
 var (
-	responsesCallID = regexp.MustCompile(`^call_[A-Za-z0-9_-]{1,59}$`)
-	responsesItemID = regexp.MustCompile(`^fc_[A-Za-z0-9_-]{1,61}$`)
-	responsesTail   = regexp.MustCompile(`[^A-Za-z0-9_-]`)
-	edgeUnderscores = regexp.MustCompile(`^_+|_+$`)
+	responsesCallID = lazyre.New(`^call_[A-Za-z0-9_-]{1,59}$`)
+	responsesItemID = lazyre.New(`^fc_[A-Za-z0-9_-]{1,61}$`)
+	responsesTail   = lazyre.New(`[^A-Za-z0-9_-]`)
+	edgeUnderscores = lazyre.New(`^_+|_+$`)
 )
 
 // normalizeResponsesPart is normalizeOpenAIResponsesIdPart.
-func normalizeResponsesPart(value, prefix string, valid *regexp.Regexp) string {
+func normalizeResponsesPart(value, prefix string, valid *lazyre.Regexp) string {
 	t := jsTrim(value)
 	if valid.MatchString(t) {
 		return t

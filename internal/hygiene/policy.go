@@ -1,7 +1,7 @@
 package hygiene
 
 import (
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
 
@@ -334,7 +334,7 @@ func nativeAnthropicPolicy(modelID string) policyPatch {
 	return strictAnthropicPolicy(true, true, strings.Contains(id, "claude") && !preservesThinkingBlocks(modelID))
 }
 
-var claudeGen = regexp.MustCompile(`claude-[5-9]|claude-\d{2,}`)
+var claudeGen = lazyre.New(`claude-[5-9]|claude-\d{2,}`)
 
 // preservesThinkingBlocks is shouldPreserveThinkingBlocks: Claude models that keep thinking
 // blocks in context natively (Fable 5, Opus/Sonnet/Haiku 4.x and later).
@@ -413,7 +413,7 @@ func ResponsesFamily(api string) bool {
 	return api == "openai-responses" || api == "openai-chatgpt-responses" || api == "azure-openai-responses"
 }
 
-var claudeFamily = regexp.MustCompile(`(?:^|[./:_-])claude(?:$|[./:_-])`)
+var claudeFamily = lazyre.New(`(?:^|[./:_-])claude(?:$|[./:_-])`)
 
 // reasoningContentReplayModels need their reasoning content replayed
 // (REASONING_CONTENT_REPLAY_MODEL_IDS).

@@ -1,7 +1,7 @@
 package hygiene
 
 import (
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
 
@@ -180,10 +180,10 @@ func stripLegacyRuntimeContext(text string) string {
 }
 
 var (
-	crlfSplit      = regexp.MustCompile(`\r?\n`)
-	threeNewlines  = regexp.MustCompile(`\n{3,}`)
-	leadingNewline = regexp.MustCompile(`^\n+`)
-	trailNewline   = regexp.MustCompile(`\n+$`)
+	crlfSplit      = lazyre.New(`\r?\n`)
+	threeNewlines  = lazyre.New(`\n{3,}`)
+	leadingNewline = lazyre.New(`^\n+`)
+	trailNewline   = lazyre.New(`\n+$`)
 )
 
 // stripRuntimeContextPreface is stripRuntimeContextPromptPreface.
@@ -215,7 +215,7 @@ func stripRuntimeContextPreface(text string) string {
 	return jsTrim(threeNewlines.ReplaceAllString(strings.Join(out, "\n"), "\n\n"))
 }
 
-var leadingTimestampPrefix = regexp.MustCompile(`^\[[A-Za-z]{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}[^\]]*\] *`)
+var leadingTimestampPrefix = lazyre.New(`^\[[A-Za-z]{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2}[^\]]*\] *`)
 
 var inboundSentinels = []string{
 	"Conversation info (untrusted metadata):",

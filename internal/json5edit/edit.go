@@ -3,7 +3,7 @@ package json5edit
 import (
 	"bytes"
 	"fmt"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
 
@@ -133,7 +133,7 @@ func skipBlankToEOL(src []byte, i int, lineStart bool) int {
 	return i
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var identRE = lazyre.New(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // Set replaces the value at path with raw (JSON5 text), or inserts the member at the end of its
 // parent object in the style of its siblings (quoting, indentation, trailing comma). Missing

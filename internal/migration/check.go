@@ -9,10 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -60,7 +60,7 @@ func (r *Report) Count(s State) int {
 }
 
 // reImported matches an import-archive original: <key slug>.<session file>.imported-<ms>.
-var reImported = regexp.MustCompile(`^(.*)\.imported-(\d+)$`)
+var reImported = lazyre.New(`^(.*)\.imported-(\d+)$`)
 
 // Check compares the originals of the agent owning sessionsDir (its import archive and the
 // .jsonl left in sessions/) with its database, and checks the run manifests of stateDir.

@@ -7,7 +7,7 @@ package openclaw
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strconv"
 )
 
@@ -47,7 +47,7 @@ var SQLiteVerified = []Release{SQLiteSince, MustParse("2026.9.6")}
 // (cleanup's plan of a database): the newest verified one.
 var SQLiteDefault = SQLiteVerified[len(SQLiteVerified)-1]
 
-var versionRE = regexp.MustCompile(`^v?(\d{4})\.(\d{1,2})\.(\d{1,2})((?:-[0-9A-Za-z.-]+)?)$`)
+var versionRE = lazyre.New(`^v?(\d{4})\.(\d{1,2})\.(\d{1,2})((?:-[0-9A-Za-z.-]+)?)$`)
 
 // Parse reads "2026.6.11", "v2026.6.11" or "2026.7.2-beta.1".
 func Parse(s string) (Release, error) {

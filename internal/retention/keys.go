@@ -1,7 +1,7 @@
 package retention
 
 import (
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
 
@@ -80,10 +80,10 @@ func IsSynthetic(key string) bool {
 }
 
 var (
-	telegramTopicRe = regexp.MustCompile(`^telegram:(?:group|channel|direct|dm):.+:topic:[^:]+$`)
-	groupChannelRe  = regexp.MustCompile(`^[^:]+:(?:group|channel):.+$`)
-	modelRunRe      = regexp.MustCompile(`(?i)^agent:([^:\s]+):explicit:model-run-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	cronRunRe       = regexp.MustCompile(`^cron:[^:]+:run:[^:]+`)
+	telegramTopicRe = lazyre.New(`^telegram:(?:group|channel|direct|dm):.+:topic:[^:]+$`)
+	groupChannelRe  = lazyre.New(`^[^:]+:(?:group|channel):.+$`)
+	modelRunRe      = lazyre.New(`(?i)^agent:([^:\s]+):explicit:model-run-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	cronRunRe       = lazyre.New(`^cron:[^:]+:run:[^:]+`)
 )
 
 // threadID is the non-empty id after the last ":thread:" of key, if any.

@@ -1,7 +1,7 @@
 package retention
 
 import (
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 	"time"
 
@@ -9,11 +9,11 @@ import (
 )
 
 var (
-	archiveTimestampRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
-	legacyStoreBackup  = regexp.MustCompile(`^sessions\.json\.bak\.\d+$`)
-	checkpointRe       = regexp.MustCompile(`(?i)^(.+)\.checkpoint\.([0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$`)
-	blobNameRe         = regexp.MustCompile(`^[a-f0-9]{64}\.txt$`)
-	blobTempRe         = regexp.MustCompile(`^[a-f0-9]{64}\.txt\.(?:\d+\.)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$`)
+	archiveTimestampRe = lazyre.New(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
+	legacyStoreBackup  = lazyre.New(`^sessions\.json\.bak\.\d+$`)
+	checkpointRe       = lazyre.New(`(?i)^(.+)\.checkpoint\.([0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})\.jsonl$`)
+	blobNameRe         = lazyre.New(`^[a-f0-9]{64}\.txt$`)
+	blobTempRe         = lazyre.New(`^[a-f0-9]{64}\.txt\.(?:\d+\.)?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$`)
 )
 
 func normalizeAgent(id string) string { return config.NormalizeAgentID(id) }

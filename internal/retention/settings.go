@@ -2,8 +2,8 @@ package retention
 
 import (
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -30,9 +30,9 @@ const (
 )
 
 var (
-	durationRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$`)
-	segmentRe  = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
-	byteRe     = regexp.MustCompile(`^(\d+(?:\.\d+)?)([a-z]+)?$`)
+	durationRe = lazyre.New(`^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$`)
+	segmentRe  = lazyre.New(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
+	byteRe     = lazyre.New(`^(\d+(?:\.\d+)?)([a-z]+)?$`)
 )
 
 var durationUnits = map[string]float64{"ms": 1, "s": msSecond, "m": msMinute, "h": msHour, "d": msDay}

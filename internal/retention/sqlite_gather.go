@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -20,9 +20,9 @@ import (
 var ErrNonCanonical = errors.New("non-canonical persisted row")
 
 var (
-	migrationArchiveRe = regexp.MustCompile(`\.migrated(?:\.\d+)?$`)
-	preDoctorRepairRe  = regexp.MustCompile(`\.jsonl\.pre-doctor-(?:branch|openai-codex)-repair-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.bak$`)
-	blobDirRe          = regexp.MustCompile(`^[a-f0-9]{2}$`)
+	migrationArchiveRe = lazyre.New(`\.migrated(?:\.\d+)?$`)
+	preDoctorRepairRe  = lazyre.New(`\.jsonl\.pre-doctor-(?:branch|openai-codex)-repair-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z\.bak$`)
+	blobDirRe          = lazyre.New(`^[a-f0-9]{2}$`)
 )
 
 // IsSQLiteStore reports whether a cleanup target names an agent database (--store DB) or a

@@ -1,7 +1,7 @@
 package retention
 
 import (
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
 
@@ -38,10 +38,10 @@ func sqRest(key string) string {
 }
 
 var (
-	sqModelRunRe     = regexp.MustCompile(`(?i)^agent:([^:\s]+):explicit:model-run-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	sqModelRunRestRe = regexp.MustCompile(`^explicit:model-run-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	sqDirectRe       = regexp.MustCompile(`^direct:.+$`)
-	sqTelegramTopic  = regexp.MustCompile(`^telegram:(?:direct|dm):.+:topic:[^:]+$`)
+	sqModelRunRe     = lazyre.New(`(?i)^agent:([^:\s]+):explicit:model-run-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	sqModelRunRestRe = lazyre.New(`^explicit:model-run-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	sqDirectRe       = lazyre.New(`^direct:.+$`)
+	sqTelegramTopic  = lazyre.New(`^telegram:(?:direct|dm):.+:topic:[^:]+$`)
 )
 
 // sqModelRun is isGatewayModelRunSessionKey.

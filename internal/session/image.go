@@ -2,7 +2,7 @@ package session
 
 import (
 	"encoding/base64"
-	"regexp"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 )
 
 // OpenClaw 2026.6.11 calls an image block's base64 payload corrupt (session-file-repair.ts
@@ -16,7 +16,7 @@ const CorruptImageText = "[image omitted: corrupted base64 payload]"
 
 // imageMime is OpenClaw's /^image\//iu on the trimmed value (only ASCII letters fold to
 // "image", so ASCII case-insensitivity is the same test).
-var imageMime = regexp.MustCompile(`^(?i:image)/`)
+var imageMime = lazyre.New(`^(?i:image)/`)
 
 // ImageMime reports whether s names an image type as OpenClaw's isImageMimeType decides.
 func ImageMime(s string) bool { return imageMime.MatchString(JSTrim(s)) }

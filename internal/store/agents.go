@@ -3,9 +3,9 @@ package store
 import (
 	"errors"
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -17,8 +17,8 @@ const DefaultAgentID = "main"
 var ErrUnknownAgent = errors.New("unknown agent id")
 
 var (
-	reAgentID      = regexp.MustCompile(`(?i)^[a-z0-9][a-z0-9_-]{0,63}$`)
-	reAgentInvalid = regexp.MustCompile(`[^a-z0-9_-]+`)
+	reAgentID      = lazyre.New(`(?i)^[a-z0-9][a-z0-9_-]{0,63}$`)
+	reAgentInvalid = lazyre.New(`[^a-z0-9_-]+`)
 )
 
 // NormalizeAgentID normalizes an agent id as OpenClaw does (store.md §1.2): trimmed; empty →

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -79,18 +79,18 @@ type Name struct {
 }
 
 var (
-	reArchiveTS   = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
-	reStoreBackup = regexp.MustCompile(`^sessions\.json\.bak\.(\d+)$`)
-	reStoreTemp   = regexp.MustCompile(`^sessions\.json\.(?:(\d+)\.)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.tmp$`)
-	reRepairBak   = regexp.MustCompile(`^(.+)\.bak-(\d+)-(\d+)$`)
-	reRepairTmp   = regexp.MustCompile(`^(.+)\.repair-(\d+)-(\d+)\.tmp$`)
-	reOwnTemp     = regexp.MustCompile(`^\.(.+)\.clawdoctor-(?:(\d+)-)?[^/]*\.tmp$`)
-	reCheckpoint  = regexp.MustCompile(`^(.+)\.checkpoint\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
-	reTopic       = regexp.MustCompile(`^(.+?)-topic-(.+)\.jsonl$`)
-	reBlob        = regexp.MustCompile(`^skills-prompts/sha256/([0-9a-f]{2})/([0-9a-f]{64})\.txt$`)
-	reBlobTemp    = regexp.MustCompile(`^skills-prompts/sha256/[0-9a-f]{2}/([0-9a-f]{64})\.txt\.(\d+)\.[^/]+\.tmp$`)
-	reCold        = regexp.MustCompile(`^cold/([0-9a-f]{64})\.jsonl\.zst$`)
-	reGeneration  = regexp.MustCompile(`^(.+)\.([0-9a-f]{32})$`)
+	reArchiveTS   = lazyre.New(`^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$`)
+	reStoreBackup = lazyre.New(`^sessions\.json\.bak\.(\d+)$`)
+	reStoreTemp   = lazyre.New(`^sessions\.json\.(?:(\d+)\.)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.tmp$`)
+	reRepairBak   = lazyre.New(`^(.+)\.bak-(\d+)-(\d+)$`)
+	reRepairTmp   = lazyre.New(`^(.+)\.repair-(\d+)-(\d+)\.tmp$`)
+	reOwnTemp     = lazyre.New(`^\.(.+)\.clawdoctor-(?:(\d+)-)?[^/]*\.tmp$`)
+	reCheckpoint  = lazyre.New(`^(.+)\.checkpoint\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+	reTopic       = lazyre.New(`^(.+?)-topic-(.+)\.jsonl$`)
+	reBlob        = lazyre.New(`^skills-prompts/sha256/([0-9a-f]{2})/([0-9a-f]{64})\.txt$`)
+	reBlobTemp    = lazyre.New(`^skills-prompts/sha256/[0-9a-f]{2}/([0-9a-f]{64})\.txt\.(\d+)\.[^/]+\.tmp$`)
+	reCold        = lazyre.New(`^cold/([0-9a-f]{64})\.jsonl\.zst$`)
+	reGeneration  = lazyre.New(`^(.+)\.([0-9a-f]{32})$`)
 )
 
 // Classify says what a file in a sessions dir is from its name alone. name is the base name,

@@ -1,8 +1,8 @@
 package store
 
 import (
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 )
@@ -84,7 +84,7 @@ type Transcript struct {
 	Foreign bool `json:"foreign,omitempty"`
 }
 
-var reWindowsAbs = regexp.MustCompile(`^(?:[A-Za-z]:[\\/]|\\\\)`)
+var reWindowsAbs = lazyre.New(`^(?:[A-Za-z]:[\\/]|\\\\)`)
 
 // hostWindows is whether clawdoctor runs on Windows (a var: tests take both sides).
 var hostWindows = runtime.GOOS == "windows"
