@@ -302,7 +302,7 @@ type lineRec struct {
 	size   int64
 	flags  jsonl.Flag
 	image  bool  // the scan's Image
-	end    int32 // the end of the line's one valid value, or -1 (or 0 for a line over the cap)
+	end    int32 // the end of the line's one valid value, or -1
 	m0, m1 int32 // the value's members are members[m0:m1]
 }
 
@@ -312,6 +312,7 @@ func (b *batch) scan(sc *jsonl.Scanner) {
 	for i := range b.recs {
 		r := &b.recs[i]
 		if r.flags&jsonl.FlagTooLong != 0 {
+			r.end = -1 // no bytes: the planner notes it unexamined
 			continue
 		}
 		m0 := len(sc.Members)
