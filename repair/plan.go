@@ -461,16 +461,17 @@ type planner struct {
 	header  bool    // the first value was a valid header
 	noHead  string
 
-	prevID   []byte // id token of the last entry, for --relink
-	prevHash uint64
-	ids      []uint64
-	parents  []callRef  // parent references not equal to the previous entry's id
-	results  []uint64   // first usable id of every toolResult message
-	calls    []candCall // tool calls that may get a synthetic result (see collectFacts)
-	rules    map[openclaw.Feature]bool
-	pending  []candCall // message tool calls of the last OpenAI Responses turn, until the next message
-	lastNL   bool       // the stream ends with a newline
-	lastLine int64
+	prevID        []byte // id token of the last entry, for --relink
+	prevHash      uint64
+	ids           []uint64
+	parents       []callRef  // parent references not equal to the previous entry's id
+	results       []uint64   // first usable id of every toolResult message
+	calls         []candCall // tool calls that may get a synthetic result (see collectFacts)
+	rules         []bool     // has's answers, by feature (setRules)
+	dropsRoleless bool       // the release drops role-less messages (in SalvageOnly plans too)
+	pending       []candCall // message tool calls of the last OpenAI Responses turn, until the next message
+	lastNL        bool       // the stream ends with a newline
+	lastLine      int64
 }
 
 // scanned is a line's one valid value as a scan worker found it: its end (-1 when the line
@@ -911,10 +912,20 @@ func keyName(tok []byte) string {
 		return ""
 	}
 	in := tok[1 : len(tok)-1]
-	if bytes.IndexByte(in, '\\') >= 0 {
-		s, _ := strValue(tok)
-		in = []byte(s)
+	if k := ruleKey(in); k != "" {
+		return k // no name has a backslash, so a raw match is the key
 	}
+	for _, c := range in { // a short loop: bytes.IndexByte's call was 3 % of a repair's CPU
+		if c == '\\' {
+			s, _ := strValue(tok)
+			return ruleKey([]byte(s))
+		}
+	}
+	return ""
+}
+
+// ruleKey is keyName for a key's unescaped bytes.
+func ruleKey(in []byte) string {
 	switch string(in) {
 	case "type":
 		return "type"
@@ -1019,14 +1030,22 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 // are worked out once per plan: this is asked for every message.
 func (p *planner) has(f openclaw.Feature) bool {
 	if p.rules == nil {
-		p.rules = map[openclaw.Feature]bool{}
-		for _, g := range []openclaw.Feature{openclaw.RepairDropsRolelessMessages, openclaw.RepairRewritesBlankTurns,
-			openclaw.RepairInsertsCodeModeResults, openclaw.RepairReplacesCorruptImages, openclaw.RepairInsertsDeliveryMirrorResults,
-			openclaw.UnpaddedBase64} {
-			p.rules[g] = !p.opts.SalvageOnly && p.opts.Release.Has(g)
-		}
+		p.setRules()
 	}
-	return p.rules[f]
+	return int(f) < len(p.rules) && p.rules[f]
+}
+
+// setRules works out has's answers, and dropsRoleless, once per plan (a map, and Release.Has
+// for every entry, were 3 % of a repair's CPU).
+func (p *planner) setRules() {
+	fs := []openclaw.Feature{openclaw.RepairDropsRolelessMessages, openclaw.RepairRewritesBlankTurns,
+		openclaw.RepairInsertsCodeModeResults, openclaw.RepairReplacesCorruptImages, openclaw.RepairInsertsDeliveryMirrorResults,
+		openclaw.UnpaddedBase64}
+	p.rules = make([]bool, int(slices.Max(fs))+1)
+	for _, g := range fs {
+		p.rules[g] = !p.opts.SalvageOnly && p.opts.Release.Has(g)
+	}
+	p.dropsRoleless = p.opts.Release.Has(openclaw.RepairDropsRolelessMessages)
 }
 
 // entry applies the per-entry rules to one value of a line.
@@ -1046,7 +1065,10 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 		typ = ""
 	}
 	isMsg := typ == "message"
-	if isMsg && p.opts.Release.Has(openclaw.RepairDropsRolelessMessages) { // also in SalvageOnly plans: see below
+	if p.rules == nil {
+		p.setRules()
+	}
+	if isMsg && p.dropsRoleless { // also in SalvageOnly plans: see below
 		why := ""
 		if role, ok := strValue(tok(f.m.role)); !f.hasMsg || c[f.msg[0]] != '{' {
 			why = "message entry without a message object"
