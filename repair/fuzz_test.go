@@ -53,13 +53,19 @@ func FuzzRepair(f *testing.F) {
 		}
 		// Every complete valid entry of the input survives.
 		body := bytes.TrimPrefix(in, []byte("\xef\xbb\xbf"))
-		for _, l := range strings.Split(string(body), "\n") {
+		bom := len(body) < len(in)
+		for i, l := range strings.Split(string(body), "\n") {
 			l = strings.TrimSuffix(l, "\r")
 			if strings.ContainsAny(l, "\r\x00") || !json.Valid([]byte(l)) {
 				continue
 			}
 			t1 := strings.TrimSpace(l)
 			if !strings.HasPrefix(t1, "{") {
+				continue
+			}
+			if i == 0 && bom && !isHeader([]byte(t1)) {
+				// JSON.parse refuses the BOM, so OpenClaw drops this line, and so does repair:
+				// before the header it salvages only a header (docs/repair.md)
 				continue
 			}
 			if id, ok := messageID([]byte(t1)); ok {
@@ -100,6 +106,15 @@ func messageID(line []byte) (string, bool) {
 		return "", false
 	}
 	return string(e["id"]), true
+}
+
+// isHeader reports whether line is a session header as repair's headerAt reads one: type
+// "session" and a non-empty string id.
+func isHeader(line []byte) bool {
+	var e map[string]json.RawMessage // exact keys, as in messageID
+	var typ, id string
+	return json.Unmarshal(line, &e) == nil && json.Unmarshal(e["type"], &typ) == nil && typ == "session" &&
+		json.Unmarshal(e["id"], &id) == nil && id != ""
 }
 
 func isMessageType(line []byte) bool {

@@ -3,6 +3,7 @@ package repair
 import (
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 )
@@ -49,11 +50,21 @@ func strValue(tok []byte) (string, bool) {
 			break
 		}
 	}
+	// Bytes that are not UTF-8 read as Node reads them (the WHATWG decoder: one U+FFFD per
+	// ill-formed subsequence), so values compare as OpenClaw compares them: a call id "\xbe"
+	// is answered by the result id "\ufffd" a repair wrote for it (FuzzRepair found a second
+	// repair inserting another result when the raw bytes were compared).
 	if plain {
 		if k := known(inner); k != "" {
 			return k, true
 		}
+		if !utf8.Valid(inner) {
+			return string(ReplaceInvalidUTF8(inner)), true
+		}
 		return string(inner), true
+	}
+	if !utf8.Valid(tok) {
+		tok = ReplaceInvalidUTF8(tok) // encoding/json would replace byte by byte, not by subsequence
 	}
 	var v string
 	if err := json.Unmarshal(tok, &v); err != nil {
