@@ -406,7 +406,7 @@ func readLines(r io.Reader, maxLine int) *lineFeed {
 			spare := bt.buf // the buffer this batch came back with: its lines are done
 			bt.buf = nil
 			if cap(spare) < size || cap(spare) > 4*batchBytes {
-				spare = make([]byte, max(size, batchBytes))
+				spare = make([]byte, size) // as the Reader asks: 64 KiB first, doubling, so a small file costs no 1 MiB
 			}
 			return spare[:cap(spare)]
 		}
