@@ -211,6 +211,7 @@ func planPass(ctx context.Context, open func() (io.ReadCloser, error), name stri
 	if p.opts.Release == (openclaw.Release{}) {
 		p.opts.Release = openclaw.Default
 	}
+	p.setRules()
 	lines := readLines(src, opts.MaxLine)
 	defer lines.stop()
 	for bt := lines.next(); bt != nil; bt = lines.next() {
@@ -454,7 +455,7 @@ type planner struct {
 	clean   []byte        // line content without NULs
 	segs    []seg         // clean → source mapping for NUL lines
 	nul     bool
-	ready   bool    // p.sc.Members hold the members of the line's single value
+	ready   bool    // p.pre holds the members of the line's single value
 	pre     scanned // the line as a scan worker saw it (readLines)
 	base    int64   // source offset of the line content's first byte
 	nValues int     // values kept so far (the first one must be the header)
@@ -772,14 +773,14 @@ func preview(b []byte) string {
 // only an object that looks like an entry (a string "type" and a "parentId", or a session
 // header) is accepted, so a nested object of a torn line is never promoted to an entry.
 func (p *planner) segment(c []byte, start int) (vals []value, dropped bool) {
-	sc := &p.sc
-	*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
-	p.ready = false
 	if p.pre.end >= 0 && !p.nul { // the common case: one valid value, scanned by a worker
 		p.ready = true
 		p.vals = append(p.vals[:0], value{s: start, e: p.pre.end}) // reused: a slice a line was an allocation a line
 		return p.vals, false
 	}
+	sc := &p.sc
+	*sc = jsonl.Scanner{Collect: true, Members: sc.Members[:0]}
+	p.ready = false
 	if e := sc.Value(c, start); e >= 0 && skipSpace(c, e) == len(c) {
 		p.ready, p.pre = true, scanned{end: e, image: sc.Image, members: sc.Members} // valid once its NULs are gone
 		p.vals = append(p.vals[:0], value{s: start, e: e})
@@ -1029,14 +1030,11 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 // has reports whether the release's repair has rule f (never in SalvageOnly plans). The answers
 // are worked out once per plan: this is asked for every message.
 func (p *planner) has(f openclaw.Feature) bool {
-	if p.rules == nil {
-		p.setRules()
-	}
 	return int(f) < len(p.rules) && p.rules[f]
 }
 
-// setRules works out has's answers, and dropsRoleless, once per plan (a map, and Release.Has
-// for every entry, were 3 % of a repair's CPU).
+// setRules works out has's answers, and dropsRoleless, when a plan starts (a map, and
+// Release.Has for every entry, were 3 % of a repair's CPU).
 func (p *planner) setRules() {
 	fs := []openclaw.Feature{openclaw.RepairDropsRolelessMessages, openclaw.RepairRewritesBlankTurns,
 		openclaw.RepairInsertsCodeModeResults, openclaw.RepairReplacesCorruptImages, openclaw.RepairInsertsDeliveryMirrorResults,
@@ -1065,9 +1063,6 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 		typ = ""
 	}
 	isMsg := typ == "message"
-	if p.rules == nil {
-		p.setRules()
-	}
 	if isMsg && p.dropsRoleless { // also in SalvageOnly plans: see below
 		why := ""
 		if role, ok := strValue(tok(f.m.role)); !f.hasMsg || c[f.msg[0]] != '{' {

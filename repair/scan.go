@@ -22,7 +22,8 @@ func validJSON(b []byte) bool { return Verdict(b) == nil }
 var ErrInvalid = errors.New("not valid JSON")
 
 // Verdict is the planner's reading of b, through the member-collecting jsonl.Scanner it
-// reads every line with: nil for exactly one JSON value with optional surrounding space,
+// reads every line with (Scanner.Line on the scan workers, Value for a line whose NULs it
+// removed; one walk either way): nil for exactly one JSON value with optional surrounding space,
 // jsonl.ErrTooDeep for one nested deeper than jsonl.MaxDepth, else ErrInvalid. The grammar
 // test checks it against every other parser of the project.
 func Verdict(b []byte) error {
