@@ -507,7 +507,19 @@ type value struct {
 	drop    bool
 }
 
-func (p *planner) hash(b []byte) uint64 { return maphash.Bytes(p.seed, b) }
+// hash is the key of an entry id or parentId token: the string JSON.parse makes of it, so that
+// "a" and "\u0061" name one entry, as they do to OpenClaw, and "\ud800" and "\ud801" two.
+// A token without escapes or bytes >= 0x80 (nearly every id) is its own string.
+func (p *planner) hash(tok []byte) uint64 {
+	in := tok[1 : len(tok)-1]
+	for _, c := range in {
+		if c == '\\' || c >= 0x80 {
+			s, _ := strValue(tok)
+			return maphash.String(p.seed, s)
+		}
+	}
+	return maphash.Bytes(p.seed, in)
+}
 
 func (p *planner) change(line int64, action, reason string) {
 	if len(p.plan.Changes) >= maxDetails {

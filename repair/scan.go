@@ -1,10 +1,10 @@
 package repair
 
 import (
-	"encoding/json"
 	"errors"
 	"unicode/utf8"
 
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/jsonl"
 )
 
@@ -64,14 +64,11 @@ func strValue(tok []byte) (string, bool) {
 		}
 		return string(inner), true
 	}
-	if !utf8.Valid(tok) {
-		tok = ReplaceInvalidUTF8(tok) // encoding/json would replace byte by byte, not by subsequence
-	}
-	var v string
-	if err := json.Unmarshal(tok, &v); err != nil {
-		return "", false
-	}
-	return v, true
+	// Escapes decode as JSON.parse decodes them, a lone surrogate kept apart from U+FFFD and
+	// from every other one (encoding/json made "\ud800", "\ud801" and "\ufffd" one id, where
+	// OpenClaw inserts a result for a call "\ud800" answered by "\ud801").
+	v, ok := jsonobj.UnquoteJS(tok)
+	return string(v), ok
 }
 
 // known returns the string of the values every entry has (types, roles, stop reasons, APIs,

@@ -144,7 +144,19 @@ func Quote(s string) []byte {
 // as Node reads the file, not one per byte. The result aliases tok when the token has no escapes and
 // is valid UTF-8. ok is false if tok is not quoted, or has a malformed escape or (when it has
 // escapes) a raw control character.
-func Unquote(tok []byte) (s []byte, ok bool) {
+func Unquote(tok []byte) (s []byte, ok bool) { return unquote(tok, false) }
+
+// UnquoteJS is Unquote for comparing strings as JavaScript compares them: a lone or badly
+// paired surrogate escape is kept as its three-byte (WTF-8) form instead of U+FFFD, so two
+// results are equal exactly when JSON.parse makes equal strings of the tokens. "\ud800",
+// "\ud801" and "\ufffd" are three different ids to OpenClaw (2026.7.35 inserts a result for a
+// call "\ud800" answered by "\ud801"); Unquote makes all three U+FFFD. The three-byte forms are
+// not UTF-8, and raw bytes that look like them are not read as them (Node reads "\xed\xa0\x80"
+// as three U+FFFD), so no other token decodes to them. Not for output: Quote would write
+// U+FFFD where JSON.stringify writes the escape.
+func UnquoteJS(tok []byte) (s []byte, ok bool) { return unquote(tok, true) }
+
+func unquote(tok []byte, keepLone bool) (s []byte, ok bool) {
 	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
 		return nil, false
 	}
@@ -177,6 +189,10 @@ func Unquote(tok []byte) (s []byte, ok bool) {
 						i += 6
 						continue
 					}
+				}
+				if keepLone {
+					out = append(out, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
+					continue
 				}
 				r = utf8.RuneError
 			}

@@ -2,9 +2,11 @@ package jsonobj
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // FuzzStringToken checks the one-pass re-escaper against the reference path (decode to
@@ -88,4 +90,61 @@ func TestUnquoteIllFormedUTF8AsNode(t *testing.T) {
 			t.Errorf("DecodeUTF8 disagrees: %q", dec)
 		}
 	}
+}
+
+// unquoteJSAgrees checks UnquoteJS against the UTF-16 model (decodeUnits, the code units
+// JSON.parse makes, which the canon differential holds to V8): two valid string tokens decode
+// to equal bytes exactly when their code units are equal.
+func unquoteJSAgrees(t *testing.T, a, b []byte) {
+	token := func(tok []byte) bool { // exactly one string token
+		p := &parser{data: tok}
+		return len(tok) > 0 && tok[0] == '"' && p.str() == nil && p.pos == len(tok)
+	}
+	if !token(a) || !token(b) {
+		return
+	}
+	sa, oka := UnquoteJS(a)
+	sb, okb := UnquoteJS(b)
+	if !oka || !okb {
+		t.Fatalf("UnquoteJS refused a valid token: %q %v, %q %v", a, oka, b, okb)
+	}
+	ua, ub := decodeUnits(a, nil), decodeUnits(b, nil)
+	if same := slices.Equal(ua, ub); same != bytes.Equal(sa, sb) {
+		t.Fatalf("%q and %q: code units equal %v, UnquoteJS equal %v (%q, %q)", a, b, same, !same, sa, sb)
+	}
+	if u, ok := Unquote(a); !ok || (utf8.Valid(sa) && !bytes.Equal(u, sa)) {
+		t.Fatalf("Unquote(%q) = %q, UnquoteJS %q: they differ without a lone surrogate", a, u, sa)
+	}
+}
+
+func TestUnquoteJSKeepsLoneSurrogates(t *testing.T) {
+	toks := []string{
+		`"\ud800"`, `"\ud801"`, `"\ufffd"`, "\"\ufffd\"", `"\udc00"`, `"\ud800\udc00"`,
+		"\"\U00010000\"", `"\ud800\ud800\udc00"`, "\"\\ud800\U00010000\"", `"\ud800\u0041"`,
+		`"\uD800"`, `"A"`, `"\u0041"`, "\"\xed\xa0\x80\"", "\"\\ud800\xed\xb0\x80\"", `"\udbff\udfff"`,
+		"\"\U0010ffff\"", `"\udc00\ud800"`, `"a\udc00b"`, `"a\udc01b"`,
+	}
+	for _, a := range toks {
+		for _, b := range toks {
+			unquoteJSAgrees(t, []byte(a), []byte(b))
+		}
+	}
+	// the distinctions the repair relies on (TestLoneSurrogateIDsAsJavaScriptComparesThem)
+	for _, pair := range [][2]string{{`"\ud800"`, `"\ud801"`}, {`"\ud800"`, `"\ufffd"`}, {`"\ud800"`, "\"\xed\xa0\x80\""}} {
+		a, _ := UnquoteJS([]byte(pair[0]))
+		b, _ := UnquoteJS([]byte(pair[1]))
+		if bytes.Equal(a, b) {
+			t.Errorf("UnquoteJS(%s) = UnquoteJS(%s) = %q", pair[0], pair[1], a)
+		}
+	}
+}
+
+func FuzzUnquoteJS(f *testing.F) {
+	f.Add([]byte(`"\ud800"`), []byte(`"\ufffd"`))
+	f.Add([]byte(`"\ud800\udc00"`), []byte("\"\U00010000\""))
+	f.Add([]byte("\"\\ud800\xed\xb0\x80\""), []byte(`"\ud800\udc00"`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		unquoteJSAgrees(t, a, b)
+		unquoteJSAgrees(t, a, a)
+	})
 }
