@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/clawdoctor/clawdoctor/internal/hygiene"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 )
 
 // Estimator selects the token estimator generation.
@@ -25,13 +26,7 @@ const (
 )
 
 // jsLen is JavaScript's String.length: UTF-16 code units.
-func jsLen(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
+func jsLen(s string) int { return jsonobj.UTF16Len(s) }
 
 // isCJK is the OC-core non-Latin class of estimateStringChars.
 func isCJK(r rune) bool {
@@ -44,13 +39,10 @@ func (e Estimator) chars(s string) int {
 	if e != EstimatorCJK {
 		return jsLen(s)
 	}
-	n := 0
+	n := jsLen(s) // a lone surrogate (jsonobj.DecodeJS) is one unit and not CJK
 	for _, r := range s {
-		switch {
-		case isCJK(r):
-			n += 4
-		default:
-			n += utf16.RuneLen(r)
+		if isCJK(r) {
+			n += 4 - utf16.RuneLen(r)
 		}
 	}
 	return n

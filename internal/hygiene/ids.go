@@ -3,8 +3,10 @@ package hygiene
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strconv"
+
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 )
 
 var (
@@ -14,8 +16,9 @@ var (
 	nonAlnum          = lazyre.New(`[^a-zA-Z0-9]`)
 )
 
+// shortHash hashes s as node:crypto does, which encodes a lone surrogate as U+FFFD.
 func shortHash(s string, n int) string {
-	h := sha256.Sum256([]byte(s))
+	h := sha256.Sum256([]byte(jsonobj.ToUTF8(s)))
 	return hex.EncodeToString(h[:])[:n]
 }
 

@@ -1,9 +1,10 @@
 package hygiene
 
 import (
-	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
+	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 )
 
 // RedactedAttachment replaces sessions_spawn attachment contents (up to 2026.4.24).
@@ -43,7 +44,7 @@ func allowedToolName(v any, allowed map[string]bool, r Release) bool {
 	if !r.atLeast(Release20260611) {
 		re = toolNameClassic
 	}
-	if t == "" || len(utf16.Encode([]rune(t))) > 64 || !re.MatchString(t) {
+	if t == "" || jsonobj.UTF16Len(t) > 64 || !re.MatchString(t) {
 		return false
 	}
 	return allowed == nil || allowed[strings.ToLower(t)]

@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"encoding/json"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"math"
 	"strconv"
@@ -228,21 +229,8 @@ func jsonParseObject(s string) (map[string]any, bool) {
 
 // jsonParse is JSON.parse: ok is false where it would throw.
 func jsonParse(s string) (any, bool) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, false
-	}
-	if dec.More() {
-		return nil, false
-	}
-	// trailing non-space after the value
-	rest := s[dec.InputOffset():]
-	if strings.TrimLeft(rest, " \t\n\r") != "" {
-		return nil, false
-	}
-	return v, true
+	v, err := jsonobj.DecodeJS([]byte(s))
+	return v, err == nil
 }
 
 // DateValue is `new Date(v).getTime()` for a decoded JSON value: a number is itself (NaN past

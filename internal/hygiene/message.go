@@ -9,7 +9,6 @@
 package hygiene
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -38,17 +37,18 @@ func (s *Step) note(format string, args ...any) {
 	s.Details = append(s.Details, fmt.Sprintf(format, args...))
 }
 
-// Decode decodes one JSON object as a Message, keeping numbers exact. Ill-formed UTF-8 becomes
-// U+FFFD as Node reads the file (one per maximal subpart, jsonobj.DecodeUTF8), not one per
-// byte as encoding/json would make it.
+// Decode decodes one JSON object as a Message, keeping numbers exact (jsonobj.DecodeJS).
+// Ill-formed UTF-8 becomes U+FFFD as Node reads the file (one per maximal subpart), not one
+// per byte as encoding/json would make it, and a lone surrogate escape stays a code unit of
+// its own (its three-byte form), so tool call ids compare as OpenClaw compares them: a call
+// "\ud800" is not answered by a result "\ud801" or "\ufffd".
 func Decode(b []byte) (Message, error) {
-	dec := json.NewDecoder(bytes.NewReader(jsonobj.DecodeUTF8(b)))
-	dec.UseNumber()
-	var m Message
-	if err := dec.Decode(&m); err != nil {
+	v, err := jsonobj.DecodeJS(b)
+	if err != nil {
 		return nil, err
 	}
-	if m == nil {
+	m, ok := v.(map[string]any)
+	if !ok {
 		return nil, fmt.Errorf("message is not an object")
 	}
 	return m, nil
@@ -241,11 +241,9 @@ func Stringify(v any) string {
 	if v == nil {
 		return ""
 	}
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
+	b, err := jsonobj.MarshalJS(v, false)
+	if err != nil {
 		return ""
 	}
-	return strings.TrimSuffix(sb.String(), "\n")
+	return string(b)
 }

@@ -2,6 +2,7 @@ package hygiene
 
 import (
 	"fmt"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/lazyre"
 	"strings"
 )
@@ -250,7 +251,8 @@ func normalizeResponsesPart(value, prefix string, valid *lazyre.Regexp) string {
 	}
 	hash := "_" + shortHash(seed, 10)
 	maxTail := 64 - len(prefix)
-	clean := edgeUnderscores.ReplaceAllString(responsesTail.ReplaceAllString(tail, "_"), "")
+	// a lone surrogate is one character to the JS regular expression: one "_", as U+FFFD is
+	clean := edgeUnderscores.ReplaceAllString(responsesTail.ReplaceAllString(jsonobj.ToUTF8(tail), "_"), "")
 	clean = cutUTF16(clean, max(1, maxTail-len(hash)))
 	if clean == "" {
 		clean = "id"

@@ -1,9 +1,6 @@
 package hygiene
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 )
 
@@ -15,10 +12,8 @@ const ValueKey = "\x00value"
 
 // DecodeValue decodes a message that is not an object into a value Message.
 func DecodeValue(b []byte) (Message, error) {
-	dec := json.NewDecoder(bytes.NewReader(jsonobj.DecodeUTF8(b)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := jsonobj.DecodeJS(b)
+	if err != nil {
 		return nil, err
 	}
 	return Message{ValueKey: v}, nil
@@ -53,5 +48,5 @@ func (ms Messages) MarshalJSON() ([]byte, error) {
 	for i, m := range ms {
 		out[i] = Plain(m)
 	}
-	return json.Marshal(out)
+	return jsonobj.MarshalJS(out, true)
 }

@@ -192,7 +192,7 @@ func setField(f reflect.Value, val []byte) {
 			f.Set(reflect.Zero(t))
 			return
 		}
-		s, ok := jsonobj.Unquote(val)
+		s, ok := jsonobj.UnquoteJS(val)
 		if !ok {
 			f.Set(reflect.Zero(t))
 			return

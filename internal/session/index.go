@@ -317,19 +317,19 @@ func readFields(b []byte) (lineFields, error) {
 		case "type":
 			f.typ, f.hasTyp = jsonobj.Unquote(v)
 		case "id":
-			f.id, f.hasID = jsonobj.Unquote(v)
+			f.id, f.hasID = jsonobj.UnquoteJS(v)
 			f.idTruthy, f.idNull = jsTruthy(v), string(v) == "null"
 		case "parentId":
 			f.hasParentKey = true
-			f.parent, f.hasParent = jsonobj.Unquote(v)
+			f.parent, f.hasParent = jsonobj.UnquoteJS(v)
 			f.badParent = !f.hasParent && string(v) != "null"
 		case "appendMode":
 			f.appendMode, _ = jsonobj.Unquote(v)
 		case "targetId":
-			f.target, f.hasTarget = jsonobj.Unquote(v)
+			f.target, f.hasTarget = jsonobj.UnquoteJS(v)
 			f.targetNull = string(v) == "null"
 		case "appendParentId":
-			f.appendParent, _ = jsonobj.Unquote(v)
+			f.appendParent, _ = jsonobj.UnquoteJS(v)
 			f.hasAppendParent = true
 			f.appendParentNull = string(v) == "null"
 		case "message":

@@ -70,7 +70,7 @@ func (b *Block) AnyID() string {
 	}
 	for _, k := range []string{"call_id", "toolCallId", "toolUseId", "tool_call_id", "tool_use_id"} {
 		if v, ok, _ := GetField(b.Raw, k); ok {
-			if s, ok := jsonobj.Unquote(v); ok {
+			if s, ok := jsonobj.UnquoteJS(v); ok {
 				if t := JSTrim(string(s)); t != "" {
 					return t
 				}

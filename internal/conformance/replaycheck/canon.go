@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/session"
 )
 
@@ -26,23 +27,19 @@ func Canonical(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// normalize round-trips v through encoding/json with UseNumber, so every number is a
-// json.Number and every object a map[string]any.
+// normalize round-trips v through JSON as JavaScript reads it (jsonobj.DecodeJS), so every
+// number is a json.Number, every object a map[string]any, and a lone surrogate stays itself
+// on both sides (encoding/json made "\ud800" and "\ufffd" one string, and so could not tell
+// a call id OpenClaw kept from one we replaced).
 func normalize(v any) (any, error) {
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		var err error
-		if raw, err = json.Marshal(v); err != nil {
+		if raw, err = jsonobj.MarshalJS(v, true); err != nil {
 			return nil, err
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var out any
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return jsonobj.DecodeJS(bytes.TrimSpace(raw))
 }
 
 func writeCanon(b *bytes.Buffer, v any) {
@@ -54,10 +51,8 @@ func writeCanon(b *bytes.Buffer, v any) {
 	case json.Number:
 		b.WriteString(canonNumber(x))
 	case string:
-		enc := json.NewEncoder(b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(x)
-		b.Truncate(b.Len() - 1) // Encode's newline
+		s, _ := jsonobj.MarshalJS(x, false)
+		b.Write(s)
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {

@@ -138,22 +138,25 @@ func OursCompaction(res *replay.Result) CompactionAnswer {
 		return a
 	}
 	path := res.Context.Path
+	// Ids as the oracle's answer reads here (encoding/json: a lone surrogate is U+FFFD); ours
+	// keep it apart (jsonobj.UnquoteJS), which the indexes below still check.
+	utf8 := jsonobj.ToUTF8
 	ids := func(r compaction.Range) []string {
 		out := []string{}
 		for i := r.From; i < r.To && i < len(path); i++ {
 			switch path[i].Kind {
 			case compaction.KindMessage, compaction.KindCustomMessage, compaction.KindBranchSummary:
-				out = append(out, path[i].ID)
+				out = append(out, utf8(path[i].ID))
 			}
 		}
 		return out
 	}
-	pr := &Prepared{FirstKeptEntryID: p.FirstKeptEntryID, IsSplitTurn: p.Cut.IsSplitTurn, TokensBefore: p.TokensBefore,
+	pr := &Prepared{FirstKeptEntryID: utf8(p.FirstKeptEntryID), IsSplitTurn: p.Cut.IsSplitTurn, TokensBefore: p.TokensBefore,
 		BoundaryStart: p.BoundaryStart, FirstKeptEntryIndex: p.Cut.FirstKeptIndex, TurnStartIndex: p.Cut.TurnStartIndex,
 		Summarized: ids(p.Summarize), TurnPrefix: ids(p.TurnPrefix), PreviousSummary: p.PrevCompactionIndex >= 0}
 	pr.Kept = []string{}
 	for _, it := range path[p.Cut.FirstKeptIndex:] {
-		pr.Kept = append(pr.Kept, it.ID)
+		pr.Kept = append(pr.Kept, utf8(it.ID))
 	}
 	a.Prepared = pr
 	return a

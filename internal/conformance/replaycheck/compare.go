@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/clawdoctor/clawdoctor/internal/hygiene"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/replay"
 	"github.com/clawdoctor/clawdoctor/internal/session"
 )
@@ -78,8 +79,8 @@ func CompareReplay(want ReplayAnswer, got *replay.Result, release string) Verdic
 	case got.Error != "":
 		return Verdict{Diff: "ours throws (" + got.Error + "), oracle sends its messages"}
 	}
-	var oracle []any
-	if err := json.Unmarshal(want.Validated, &oracle); err != nil {
+	oracle, err := decodeList(want.Validated)
+	if err != nil {
 		return Verdict{Diff: "oracle answer has no messages: " + err.Error()}
 	}
 	ours := make([]any, len(got.Messages))
@@ -219,8 +220,7 @@ func AnswerDigest(a ReplayAnswer) (digest, shape string) {
 	if a.Error != "" {
 		return "throws", "-"
 	}
-	var msgs []any
-	_ = json.Unmarshal(a.Validated, &msgs)
+	msgs, _ := decodeList(a.Validated)
 	return Digest(msgs), Shape(msgs)
 }
 
@@ -244,4 +244,21 @@ func describe(v Verdict) string {
 		return fmt.Sprintf("equal (deliberate: %s)", strings.Join(v.Deliberate, "; "))
 	}
 	return "equal"
+}
+
+// decodeList decodes the oracle's message list as JavaScript reads it (jsonobj.DecodeJS: a
+// lone surrogate stays itself, where encoding/json made it U+FFFD).
+func decodeList(raw json.RawMessage) ([]any, error) {
+	v, err := jsonobj.DecodeJS(bytes.TrimSpace(raw))
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, nil
+	}
+	l, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("not a list")
+	}
+	return l, nil
 }
