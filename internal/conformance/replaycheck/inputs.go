@@ -84,6 +84,15 @@ func FixtureInputs() ([]Input, error) {
 	return out, nil
 }
 
+// EscapeInputs are mutate.Escapes: ids spelled with lone surrogates and other escapes.
+func EscapeInputs() []Input {
+	var out []Input
+	for _, b := range mutate.Escapes() {
+		out = append(out, Input{Key: b.Name, Data: b.Data})
+	}
+	return out
+}
+
 // GeneratedInputs are n generated transcripts of seed.
 func GeneratedInputs(seed uint64, n int) []Input {
 	out := make([]Input, n)
@@ -192,7 +201,7 @@ func ResolveInputs(lines []GoldenLine) (map[string]Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := InputsByKey(corpus, fx, ReusedInputs())
+	m := InputsByKey(corpus, fx, ReusedInputs(), EscapeInputs())
 	// Mutations and the matrix are made again from their seed: the largest index (round) of
 	// each seed says how many.
 	muts, rounds := map[uint64]int{}, map[uint64]int{}
