@@ -295,6 +295,11 @@ func sanitizeIDs(msgs []Message, p Policy, allowedNames []string, preserveThinki
 					nc = append([]any(nil), bl...)
 				}
 				nb := clone(b)
+				if r.atLeast(Release20260424) {
+					// Object.assign({}, block, {id}) from 2026.4.24 (a spread before) sets an own
+					// "__proto__" key through the prototype setter: the copy has no such key
+					delete(nb, "__proto__")
+				}
 				nb["id"] = nid
 				nc[j] = nb
 				st.note("%s: tool call id %q -> %q", Ref(m), id, nid)

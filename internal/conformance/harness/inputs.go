@@ -17,7 +17,7 @@ import (
 
 // Input is one transcript both sides get.
 type Input struct {
-	Set     string // corpus, fixture, fault, escape, matrix, mutation, corpus-mutation, path
+	Set     string // corpus, fixture, fault, spelling, matrix, mutation, corpus-mutation, path
 	Name    string
 	Data    []byte
 	Note    string // how it was made (a mutation's base and ops)
@@ -32,7 +32,7 @@ type Sets struct {
 	Corpus          bool   // every transcript of the corpus (../shared/corpus or $CLAWDOCTOR_CORPUS)
 	Fixtures        bool   // every plain fixtures/*.jsonl file
 	Faults          bool   // a generated state dir per transcript fault kind, every transcript of it
-	Escapes         bool   // mutate.Escapes: ids spelled with lone surrogates and other escapes
+	Spellings       bool   // mutate.Spellings: ids and keys spelled with escapes, lone surrogates, duplicates, __proto__
 	Matrix          int    // rounds of the provider × block matrix (0: none)
 	Mutations       int    // seeded mutations of the fixtures, fault transcripts and matrix
 	CorpusMutations int    // seeded mutations of the corpus transcripts (live runs only)
@@ -114,9 +114,9 @@ func Collect(ctx context.Context, s Sets) ([]Input, error) {
 			}
 		}
 	}
-	if s.Escapes { // not mutation bases: the mutation sets stay as they were
-		for _, b := range mutate.Escapes() {
-			out = append(out, Input{Set: "escape", Name: strings.TrimPrefix(b.Name, "escapes/"), Data: b.Data})
+	if s.Spellings { // not mutation bases: the mutation sets stay as they were
+		for _, b := range mutate.Spellings() {
+			out = append(out, Input{Set: "spelling", Name: strings.TrimPrefix(b.Name, "spellings/"), Data: b.Data})
 		}
 	}
 	out = append(out, mutations("mutation", s.Seed, bases, s.Mutations, false)...)

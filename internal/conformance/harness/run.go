@@ -47,7 +47,7 @@ type Engine interface {
 // GoldenSets are the inputs whose oracle answers are recorded for offline tests: every fixture
 // and fault kind, one matrix round and the first 300 mutations of seed 1 (a few hundred inputs,
 // no corpus: the recording is committed and the corpus is private).
-var GoldenSets = Sets{Fixtures: true, Faults: true, Escapes: true, Matrix: 1, Mutations: 300, Seed: 1}
+var GoldenSets = Sets{Fixtures: true, Faults: true, Spellings: true, Matrix: 1, Mutations: 300, Seed: 1}
 
 // GoldenPath is where an engine's recorded answers for release live:
 // internal/conformance/<engine>check/testdata/oracle-<release>.jsonl.zst.
@@ -191,7 +191,7 @@ func Main(e Engine, args []string, stdout, stderr io.Writer) int {
 	muts := fs.Int("mutations", 10000, "seeded mutations of fixtures, fault transcripts and matrix")
 	cmuts := fs.Int("corpus-mutations", 2000, "seeded mutations of corpus transcripts (0 without a corpus)")
 	matrix := fs.Int("matrix", 2, "rounds of the provider × block matrix")
-	sets := fs.String("sets", "corpus,fixtures,faults,escapes,matrix,mutations", "input sets (corpus, fixtures, faults, escapes, matrix, mutations)")
+	sets := fs.String("sets", "corpus,fixtures,faults,spellings,matrix,mutations", "input sets (corpus, fixtures, faults, spellings, matrix, mutations)")
 	jobs := fs.Int("jobs", min(runtime.NumCPU(), 2), "oracle processes and comparison workers")
 	record := fs.String("record", "", "save the oracle's answers to this golden file")
 	goldens := fs.String("goldens", "", "answer from this golden file instead of running OpenClaw")
@@ -216,7 +216,7 @@ func Main(e Engine, args []string, stdout, stderr io.Writer) int {
 		}
 	} else if len(s.Paths) == 0 {
 		has := func(n string) bool { return strings.Contains(","+*sets+",", ","+n+",") }
-		s.Fixtures, s.Faults, s.Escapes = has("fixtures"), has("faults"), has("escapes")
+		s.Fixtures, s.Faults, s.Spellings = has("fixtures"), has("faults"), has("spellings")
 		if has("matrix") {
 			s.Matrix = *matrix
 		}

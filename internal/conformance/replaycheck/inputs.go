@@ -84,10 +84,11 @@ func FixtureInputs() ([]Input, error) {
 	return out, nil
 }
 
-// EscapeInputs are mutate.Escapes: ids spelled with lone surrogates and other escapes.
-func EscapeInputs() []Input {
+// SpellingInputs are mutate.Spellings: ids and keys spelled with escapes, lone surrogates,
+// duplicates, __proto__.
+func SpellingInputs() []Input {
 	var out []Input
-	for _, b := range mutate.Escapes() {
+	for _, b := range mutate.Spellings() {
 		out = append(out, Input{Key: b.Name, Data: b.Data})
 	}
 	return out
@@ -201,7 +202,7 @@ func ResolveInputs(lines []GoldenLine) (map[string]Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := InputsByKey(corpus, fx, ReusedInputs(), EscapeInputs())
+	m := InputsByKey(corpus, fx, ReusedInputs(), SpellingInputs())
 	// Mutations and the matrix are made again from their seed: the largest index (round) of
 	// each seed says how many.
 	muts, rounds := map[uint64]int{}, map[uint64]int{}

@@ -15,9 +15,9 @@ import (
 )
 
 // The golden input sets: every corpus transcript (recorded by digest and shape only), every
-// fixture, the reused-id probes, the escapes, the first GoldenGenerated transcripts of seed 1
+// fixture, the reused-id probes, the spellings, the first GoldenGenerated transcripts of seed 1
 // and its first GoldenMutations mutations.
-const GoldenSets = "corpus,fixtures,reused,escapes,generated,matrix,mutations"
+const GoldenSets = "corpus,fixtures,reused,spellings,generated,matrix,mutations"
 
 const (
 	GoldenGenerated = 100
@@ -50,7 +50,7 @@ func Main(engine string, args []string, stdout, stderr io.Writer) int {
 	matrix := fs.Int("matrix", 2, "rounds of the provider × block matrix (the matrix set)")
 	mutations := fs.Int("mutations", 10000, "number of seeded byte-level mutations (the mutations set)")
 	corpusMutations := fs.Int("corpus-mutations", 2000, "number of seeded mutations of the corpus transcripts (the corpus-mutations set)")
-	sets := fs.String("sets", "corpus,fixtures,reused,escapes,generated", "input sets (corpus, fixtures, reused, escapes, generated, matrix, mutations, corpus-mutations)")
+	sets := fs.String("sets", "corpus,fixtures,reused,spellings,generated", "input sets (corpus, fixtures, reused, spellings, generated, matrix, mutations, corpus-mutations)")
 	jobs := fs.Int("jobs", 2, "oracle processes")
 	stall := fs.Duration("stall", DefaultStall, "kill a driver that gives no answer for this long; its input is compared as stalled")
 	golden := fs.Bool("golden", false, "run the golden input sets and rewrite the offline golden from the oracle's answers")
@@ -162,8 +162,8 @@ func collect(ctx context.Context, sets string, seed uint64, n counts) ([]Input, 
 			in = append(in, fx...)
 		case "reused":
 			in = append(in, ReusedInputs()...)
-		case "escapes":
-			in = append(in, EscapeInputs()...)
+		case "spellings":
+			in = append(in, SpellingInputs()...)
 		case "generated":
 			in = append(in, GeneratedInputs(seed, n.generated)...)
 		case "matrix":
@@ -181,7 +181,7 @@ func collect(ctx context.Context, sets string, seed uint64, n counts) ([]Input, 
 			in = append(in, m...)
 		case "":
 		default:
-			return nil, fmt.Errorf("unknown input set %q (corpus, fixtures, reused, escapes, generated, matrix, mutations, corpus-mutations)", s)
+			return nil, fmt.Errorf("unknown input set %q (corpus, fixtures, reused, spellings, generated, matrix, mutations, corpus-mutations)", s)
 		}
 	}
 	return in, nil
