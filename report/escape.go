@@ -5,12 +5,14 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 )
 
 // Escape makes data safe to print on a terminal and keeps it on one line: C0 controls (tab,
 // newline and carriage return included), DEL, C1 controls, invalid UTF-8, the Unicode line
 // and paragraph separators and the bidirectional overrides are written visibly, as \x1b,
-// \u009b or \xff. A transcript's text, an id, a model name, a session key or a file name can
+// \u009b or \xff (a lone surrogate of a decoded JSON string, jsonobj.DecodeJS, as \ud800). A transcript's text, an id, a model name, a session key or a file name can
 // otherwise write the user's clipboard (OSC 52), clear the screen, plant a hyperlink, or,
 // with a newline, forge a finding line (issue 31). Text without such characters is returned
 // as is.
@@ -22,6 +24,11 @@ func Escape(s string) string {
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
+		if u, lone := jsonobj.LoneAt(s, i); lone { // a lone surrogate, as JSON writes it
+			fmt.Fprintf(&b, `\u%04x`, u)
+			i += 3
+			continue
+		}
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])

@@ -24,6 +24,45 @@ func loneUnit(s string, i int) uint16 {
 	return 0xd000 | uint16(s[i+1]&0x3f)<<6 | uint16(s[i+2]&0x3f)
 }
 
+// LoneAt reports whether s[i:] starts with a lone surrogate, and its code unit: for output
+// that writes it as \udXXX.
+func LoneAt(s string, i int) (uint16, bool) {
+	if !loneAt(s, i) {
+		return 0, false
+	}
+	return loneUnit(s, i), true
+}
+
+// SliceUTF16 is JavaScript's s.slice(0, n): the first n UTF-16 code units of s. A character
+// above U+FFFF cut in two leaves its high surrogate, lone (its three-byte form).
+func SliceUTF16(s string, n int) string {
+	units := 0
+	for i := 0; i < len(s); {
+		if units >= n {
+			return s[:i]
+		}
+		size, w := 1, 1
+		switch {
+		case s[i] < utf8.RuneSelf:
+		case loneAt(s, i):
+			size = 3
+		default:
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if r >= 0x10000 {
+				w = 2
+				if units+2 > n { // only the high surrogate fits
+					hi := 0xd800 + uint16((r-0x10000)>>10)
+					return s[:i] + string([]byte{0xe0 | byte(hi>>12), 0x80 | byte(hi>>6)&0x3f, 0x80 | byte(hi)&0x3f})
+				}
+			}
+		}
+		units += w
+		i += size
+	}
+	return s
+}
+
 // HasLone reports whether s holds a lone surrogate.
 func HasLone(s string) bool {
 	for i := strings.IndexByte(s, 0xed); i >= 0; {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // decodeStd is what hygiene decoded with before DecodeJS: encoding/json with UseNumber over
@@ -60,6 +61,12 @@ func checkDecodeJS(t *testing.T, data []byte) {
 		if u, _ := Unquote(tok); ToUTF8(s) != string(u) {
 			t.Fatalf("%q: ToUTF8 %q, Unquote %q", data, ToUTF8(s), u)
 		}
+		for n := 0; n <= len(units)+1; n++ {
+			want := unitsWTF8(units[:min(n, len(units))])
+			if got := SliceUTF16(s, n); got != want {
+				t.Fatalf("%q: SliceUTF16(%d) = %q, want %q", data, n, got, want)
+			}
+		}
 	}
 }
 
@@ -98,4 +105,36 @@ func FuzzDecodeJS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecodeJS(t, data)
 	})
+}
+
+// unitsWTF8 is the string DecodeJS makes of code units: pairs as UTF-8, lone surrogates in
+// their three-byte form.
+func unitsWTF8(units []uint16) string {
+	var b []byte
+	for i := 0; i < len(units); i++ {
+		u := rune(units[i])
+		if u >= 0xd800 && u < 0xdc00 && i+1 < len(units) && units[i+1] >= 0xdc00 && units[i+1] < 0xe000 {
+			b = utf8.AppendRune(b, 0x10000+(u-0xd800)<<10+rune(units[i+1])-0xdc00)
+			i++
+			continue
+		}
+		if u >= 0xd800 && u < 0xe000 {
+			b = append(b, 0xe0|byte(u>>12), 0x80|byte(u>>6)&0x3f, 0x80|byte(u)&0x3f)
+			continue
+		}
+		b = utf8.AppendRune(b, u)
+	}
+	return string(b)
+}
+
+func TestSliceUTF16(t *testing.T) {
+	s := "a\U0001F600b"
+	for n, want := range []string{"", "a", "a\xed\xa0\xbd", "a\U0001F600", s, s} {
+		if got := SliceUTF16(s, n); got != want {
+			t.Errorf("SliceUTF16(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+	if u, ok := LoneAt(SliceUTF16(s, 2), 1); !ok || u != 0xd83d {
+		t.Errorf("LoneAt = %x %v, want d83d", u, ok)
+	}
 }

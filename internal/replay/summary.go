@@ -3,7 +3,6 @@ package replay
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/clawdoctor/clawdoctor/internal/compaction"
 	"github.com/clawdoctor/clawdoctor/internal/hygiene"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/session"
 )
 
@@ -102,8 +102,9 @@ func SerializeConversation(msgs []hygiene.Message) string {
 			}
 		case "toolResult":
 			t := hygiene.TextOf(m)
-			if r := []rune(t); len(r) > ToolResultMaxChars {
-				t = string(r[:ToolResultMaxChars]) + fmt.Sprintf("\n\n[... %d more characters truncated]", len(r)-ToolResultMaxChars)
+			// truncateForSummary: text.length and text.slice count UTF-16 code units
+			if n := jsonobj.UTF16Len(t); n > ToolResultMaxChars {
+				t = jsonobj.SliceUTF16(t, ToolResultMaxChars) + fmt.Sprintf("\n\n[... %d more characters truncated]", n-ToolResultMaxChars)
 			}
 			if t != "" {
 				parts = append(parts, "[Tool result]: "+t)
@@ -133,7 +134,7 @@ func ToLLM(msgs []hygiene.Message) []hygiene.Message {
 }
 
 func toLLM(m hygiene.Message) hygiene.Message {
-	js, err := json.Marshal(hygiene.Strip([]hygiene.Message{m})[0])
+	js, err := jsonobj.MarshalJS(hygiene.Strip([]hygiene.Message{m})[0], true) // lone surrogates kept
 	if err != nil {
 		return nil
 	}
@@ -160,7 +161,7 @@ func RunSummaryCmd(ctx context.Context, argv []string, text string, timeout time
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin = strings.NewReader(text)
+	cmd.Stdin = strings.NewReader(jsonobj.ToUTF8(text)) // as Node writes a string: a lone surrogate is U+FFFD
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.WaitDelay = time.Second

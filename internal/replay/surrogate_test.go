@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clawdoctor/clawdoctor/internal/hygiene"
+	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/replay"
 )
 
@@ -54,5 +55,26 @@ func TestLoneSurrogatesAsJavaScriptReadsThem(t *testing.T) {
 	js, _ = hygiene.Messages(res.Messages).MarshalJSON()
 	if len(res.Messages) != 2 || !strings.Contains(string(js), `"text":"second"`) || strings.Contains(string(js), `"text":"first"`) {
 		t.Errorf("u2 (parent \\ud800) hangs under the entry \\ud801; sent:\n%s", js)
+	}
+}
+
+// TestSummaryTruncatesInCodeUnits: pi's truncateForSummary cuts a tool result at 2000 UTF-16
+// code units (text.length, text.slice), so an emoji at the cut leaves its high surrogate and
+// counts two. The real serializeConversation of 2026.7.35 (run through openclaw-reference
+// --node, 2026-12-06) ends 1,999 "a" + "\ud83d" + "\n\n[... 4 more characters truncated]";
+// counting runes made it the whole emoji and "3 more".
+func TestSummaryTruncatesInCodeUnits(t *testing.T) {
+	m, err := hygiene.Decode([]byte(`{"role":"toolResult","toolCallId":"c","content":[{"type":"text","text":"` + strings.Repeat("a", 1999) + "\U0001F600" + `bbb"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := replay.SerializeConversation([]hygiene.Message{m})
+	want := "[Tool result]: " + strings.Repeat("a", 1999) + "\xed\xa0\xbd" + "\n\n[... 4 more characters truncated]"
+	if got != want {
+		t.Errorf("got …%q, want …%q", got[max(0, len(got)-60):], want[len(want)-60:])
+	}
+	js, _ := jsonobj.MarshalJS(got, false)
+	if !strings.Contains(string(js), `a\ud83d\n\n[... 4 more`) {
+		t.Errorf("as JSON: …%s", js[len(js)-60:])
 	}
 }
