@@ -59,6 +59,7 @@ func Spellings() []Base {
 	out = append(out, Base{Name: "spellings/text/cut-emoji", Data: file(
 		user("u1", "null", `half \ud83d and \ude00 half`), reply("a1", `"u1"`, `\ud83d`), user("u2", `"a1"`, "next"))})
 	out = append(out, keySpellings(file, user, usage)...)
+	out = append(out, valueSpellings(file)...)
 	return out
 }
 
@@ -118,5 +119,73 @@ func keySpellings(file func(...string) []byte, user func(id, parent, text string
 		}
 		out = append(out, Base{Name: "spellings/" + c.name, Data: file(lines...)})
 	}
+	return out
+}
+
+// valueSpellings: parentIds that are not strings (an object, a number beside a number-like
+// string id, which JavaScript's Map keeps apart), empty ids, usage numbers JSON allows
+// and float64 does not hold (1e400, -0, 30 digits), a control character and U+2028 in call
+// ids, a long call id and entry id, tool arguments nested 3,000 deep, and a Mistral call id
+// (nine letters or digits) made of a lone surrogate and one letter.
+func valueSpellings(file func(...string) []byte) []Base {
+	usage := func(in, out, total string) string {
+		return `"usage":{"input":` + in + `,"output":` + out + `,"cacheRead":0,"cacheWrite":0,"totalTokens":` + total + `,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}`
+	}
+	user := func(id, parent, text string) string {
+		return `{"type":"message","id":` + id + `,"parentId":` + parent + `,"timestamp":"2026-01-01T00:00:00.500Z","message":{"role":"user","content":[{"type":"text","text":"` + text + `"}],"timestamp":1767225600500}}`
+	}
+	reply := func(id, parent string) string {
+		return `{"type":"message","id":` + id + `,"parentId":` + parent + `,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"stop","timestamp":1767225601000,` + usage("1", "1", "2") + `}}`
+	}
+	call := func(parent, callID, args, use, api, provider, model string) string {
+		return `{"type":"message","id":"a1","parentId":` + parent + `,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"toolCall","id":"` + callID + `","name":"exec","arguments":` + args + `}],"api":"` + api + `","provider":"` + provider + `","model":"` + model + `","stopReason":"toolUse","timestamp":1767225601000,` + use + `}}`
+	}
+	anthropic := func(parent, callID, args, use string) string {
+		return call(parent, callID, args, use, "anthropic-messages", "anthropic", "claude-sonnet-4-5")
+	}
+	result := func(callID string) string {
+		return `{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"toolResult","toolCallId":"` + callID + `","toolName":"exec","content":[{"type":"text","text":"file"}],"isError":false,"timestamp":1767225602000}}`
+	}
+	next := user(`"u2"`, `"r1"`, "next")
+	ls := `{"cmd":"ls"}`
+	u1 := user(`"u1"`, "null", "hi")
+	long := "call_" + strings.Repeat("x", 5000)
+	// Entry ids that are numbers or booleans are left out: pi's loader of 2026.4.24 and before
+	// keys its Map by them (1 and 1e1 name one entry, 1 and "1" two), ours reads only string
+	// ids, as 2026.6.11 and later do (a known difference, docs/conformance.md: measured
+	// 2026-12-06 on five such trees, replay 35 of 35 and compaction 10 of 10 comparisons
+	// differ in 2026.3.13 and 2026.4.24, none in 2026.6.11 and 2026.7.35).
+	trees := []struct{ name, root, parent, id2, parent3 string }{
+		{"object-parent", `"u"`, `{"x":1}`, `"a"`, `"a"`},
+		{"empty-ids", `""`, `""`, `"a"`, `"a"`},
+		{"number-like-string", `"10"`, "10", `"a"`, `"a"`},
+	}
+	var out []Base
+	for _, tr := range trees {
+		out = append(out, Base{Name: "spellings/value/tree-" + tr.name, Data: file(
+			user(tr.root, "null", "first"), reply(tr.id2, tr.parent),
+			user(`"b"`, tr.parent3, "second"), reply(`"c"`, `"b"`))})
+	}
+	calls := []struct{ name, asst, result string }{
+		{"deep-arguments", anthropic(`"u1"`, "call_1", strings.Repeat(`{"a":`, 3000)+"1"+strings.Repeat("}", 3000), usage("1", "1", "2")), result("call_1")},
+		{"usage-infinite", anthropic(`"u1"`, "call_1", ls, usage("1e400", "1", "1e400")), result("call_1")},
+		{"usage-negative-zero", anthropic(`"u1"`, "call_1", ls, usage("-0", "-0", "-0")), result("call_1")},
+		{"usage-30-digits", anthropic(`"u1"`, "call_1", ls, usage("123456789012345678901234567890", "1", "123456789012345678901234567890")), result("call_1")},
+		{"usage-fractions", anthropic(`"u1"`, "call_1", ls, usage("0.5", "1.25e2", "125.5")), result("call_1")},
+		{"call-id-nul", anthropic(`"u1"`, `a\u0000b`, ls, usage("1", "1", "2")), result(`a\u0000b`)},
+		{"call-id-u2028", anthropic(`"u1"`, "a\u2028b", ls, usage("1", "1", "2")), result(`a\u2028b`)},
+		{"call-id-long", anthropic(`"u1"`, long, ls, usage("1", "1", "2")), result(long)},
+		{"mistral-lone", call(`"u1"`, `\ud800x`, ls, usage("1", "1", "2"), "openai-completions", "mistral", "mistral-large-latest"), result(`\ud800x`)},
+	}
+	for _, c := range calls {
+		out = append(out, Base{Name: "spellings/value/" + c.name, Data: file(u1, c.asst, c.result, next)})
+	}
+	longID := strings.Repeat("u", 5000)
+	out = append(out, Base{Name: "spellings/value/entry-id-long", Data: file(
+		user(`"`+longID+`"`, "null", "hi"), anthropic(`"`+longID+`"`, "call_1", ls, usage("1", "1", "2")), result("call_1"), next)})
+	// lone surrogates in text on both sides of a tool call, and an escaped pair
+	out = append(out, Base{Name: "spellings/text/lone-around-call", Data: file(
+		user(`"u1"`, "null", `a\ud83d`), anthropic(`"u1"`, "call_1", ls, usage("1", "1", "2")),
+		strings.Replace(result("call_1"), `"text":"file"`, `"text":"\ude00b"`, 1), user(`"u2"`, `"r1"`, `\ud83d\ude00`))})
 	return out
 }
