@@ -229,7 +229,7 @@ func jsonParseObject(s string) (map[string]any, bool) {
 
 // jsonParse is JSON.parse: ok is false where it would throw.
 func jsonParse(s string) (any, bool) {
-	v, err := jsonobj.DecodeJS([]byte(s))
+	v, err := jsonobj.DecodeJSString(s)
 	return v, err == nil
 }
 

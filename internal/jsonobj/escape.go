@@ -144,7 +144,7 @@ func Quote(s string) []byte {
 // as Node reads the file, not one per byte. The result aliases tok when the token has no escapes and
 // is valid UTF-8. ok is false if tok is not quoted, or has a malformed escape or (when it has
 // escapes) a raw control character.
-func Unquote(tok []byte) (s []byte, ok bool) { return unquote(tok, false) }
+func Unquote(tok []byte) (s []byte, ok bool) { return unquote(tok, false, false) }
 
 // UnquoteJS is Unquote for comparing strings as JavaScript compares them: a lone or badly
 // paired surrogate escape is kept as its three-byte (WTF-8) form instead of U+FFFD, so two
@@ -154,9 +154,12 @@ func Unquote(tok []byte) (s []byte, ok bool) { return unquote(tok, false) }
 // not UTF-8, and raw bytes that look like them are not read as them (Node reads "\xed\xa0\x80"
 // as three U+FFFD), so no other token decodes to them. Not for output: Quote would write
 // U+FFFD where JSON.stringify writes the escape.
-func UnquoteJS(tok []byte) (s []byte, ok bool) { return unquote(tok, true) }
+func UnquoteJS(tok []byte) (s []byte, ok bool) { return unquote(tok, true, false) }
 
-func unquote(tok []byte, keepLone bool) (s []byte, ok bool) {
+// unquote decodes tok; keepLone keeps a lone surrogate escape in its three-byte form, rawLone
+// (for text that is already a JavaScript string in that form, not bytes from a file) keeps
+// such a form found raw.
+func unquote(tok []byte, keepLone, rawLone bool) (s []byte, ok bool) {
 	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
 		return nil, false
 	}
@@ -204,6 +207,11 @@ func unquote(tok []byte, keepLone bool) (s []byte, ok bool) {
 			i++
 		default:
 			r, size := utf8.DecodeRune(in[i:])
+			if r == utf8.RuneError && size == 1 && rawLone && loneAt(string(in[i:min(i+3, len(in))]), 0) {
+				out = append(out, in[i:i+3]...)
+				i += 3
+				continue
+			}
 			if r == utf8.RuneError && size == 1 {
 				// one U+FFFD per maximal subpart, as Node reads the file (DecodeUTF8)
 				out = utf8.AppendRune(out, utf8.RuneError)

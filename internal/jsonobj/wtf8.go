@@ -132,26 +132,37 @@ func DecodeJS(data []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return n.toAny(), nil
+	return n.toAny(false), nil
 }
 
-func (n *node) toAny() any {
+// DecodeJSString is JSON.parse(s) of a string DecodeJS made (a tool call's partialJson, a
+// reasoning signature): a lone surrogate it holds in its three-byte form stays one inside a
+// string literal, as V8 keeps the code unit, where DecodeJS would read file bytes as U+FFFD.
+func DecodeJSString(s string) (any, error) {
+	n, err := parseDocument([]byte(s), treeFull)
+	if err != nil {
+		return nil, err
+	}
+	return n.toAny(true), nil
+}
+
+func (n *node) toAny(rawLone bool) any {
 	switch n.kind {
 	case '{':
 		m := make(map[string]any, len(n.keys))
 		for i := range n.keys {
-			k, _ := UnquoteJS(n.keys[i])
-			m[string(k)] = n.kids[i].toAny()
+			k, _ := unquote(n.keys[i], true, rawLone)
+			m[string(k)] = n.kids[i].toAny(rawLone)
 		}
 		return m
 	case '[':
 		a := make([]any, len(n.kids))
 		for i := range n.kids {
-			a[i] = n.kids[i].toAny()
+			a[i] = n.kids[i].toAny(rawLone)
 		}
 		return a
 	case '"':
-		s, _ := UnquoteJS(n.raw)
+		s, _ := unquote(n.raw, true, rawLone)
 		return string(s)
 	case '0':
 		return json.Number(n.raw)

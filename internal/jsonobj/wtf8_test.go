@@ -138,3 +138,27 @@ func TestSliceUTF16(t *testing.T) {
 		t.Errorf("LoneAt = %x %v, want d83d", u, ok)
 	}
 }
+
+// TestDecodeJSString: JSON.parse of a string that holds a lone surrogate (as a tool call's
+// partialJson does when the file wrote it as an escape) keeps it inside a string literal.
+func TestDecodeJSString(t *testing.T) {
+	outer, err := DecodeJS([]byte(`"{\"id\":\"a\ud800b\"}"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := DecodeJSString(outer.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := v.(map[string]any)["id"].(string); id != "a\xed\xa0\x80b" {
+		t.Errorf("id = %q, want the lone surrogate kept", id)
+	}
+	// the same bytes read from a file are three U+FFFD, as Node decodes them
+	w, _ := DecodeJS([]byte("{\"id\":\"a\xed\xa0\x80b\"}"))
+	if id := w.(map[string]any)["id"].(string); id != "a\ufffd\ufffd\ufffdb" {
+		t.Errorf("from a file: id = %q", id)
+	}
+	if _, err := DecodeJSString("\xed\xa0\x80"); err == nil {
+		t.Error("a lone surrogate outside a string literal parsed")
+	}
+}
