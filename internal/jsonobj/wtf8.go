@@ -213,16 +213,17 @@ func anyLone(v any) bool {
 			}
 		}
 	case []any:
-		for _, e := range x {
-			if anyLone(e) {
-				return true
-			}
-		}
+		return listLone(x)
 	case []map[string]any:
-		for _, e := range x {
-			if anyLone(e) {
-				return true
-			}
+		return listLone(x)
+	}
+	return false
+}
+
+func listLone[T any](x []T) bool {
+	for _, e := range x {
+		if anyLone(e) {
+			return true
 		}
 	}
 	return false
@@ -254,33 +255,27 @@ func marshalJS(b *bytes.Buffer, v any, html bool) error {
 		b.WriteByte('}')
 		return nil
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := marshalJS(b, e, html); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-		return nil
+		return marshalList(b, x, html)
 	case []map[string]any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if err := marshalJS(b, e, html); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
-		return nil
+		return marshalList(b, x, html)
 	}
 	raw, err := marshalStd(v, html)
 	b.Write(raw)
 	return err
+}
+
+func marshalList[T any](b *bytes.Buffer, x []T, html bool) error {
+	b.WriteByte('[')
+	for i, e := range x {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := marshalJS(b, e, html); err != nil {
+			return err
+		}
+	}
+	b.WriteByte(']')
+	return nil
 }
 
 // marshalString writes s as encoding/json does, each run between lone surrogates through it
