@@ -204,19 +204,20 @@ bench_measure_secs() {
 # ours/floor (time over the floor's time: repair against a synced copy), ">=X" compares
 # floor/ours (speed as a share of the floor's: validate against wc -l). A failed run of either
 # fails the row. Alternating keeps a slow spell of the machine from landing on one side only.
+# BENCH_TIMER replaces GNU time (its -f '%e %M' -o FILE CMD...) for the test of the arithmetic.
 bench_pair() {
-	local name=$1 target=$2 prep=$3 ours=$4 floor=$5
+	local name=$1 target=$2 prep=$3 ours=$4 floor=$5 timer=${BENCH_TIMER:-/usr/bin/time}
 	local pairs=${BENCH_PAIRS:-3} i r rc=0 a b kib maxkib=0 list=""
 	for i in $(seq "$pairs"); do
 		bash -c "$prep" >/dev/null 2>&1
-		/usr/bin/time -f '%e %M' -o "$BENCH_TMP/.pair" bash -c "$ours" >/dev/null 2>"$BENCH_TMP/$name.err"
+		"$timer" -f '%e %M' -o "$BENCH_TMP/.pair" bash -c "$ours" >/dev/null 2>"$BENCH_TMP/$name.err"
 		r=$?
 		read -r a kib < <(tail -n 1 "$BENCH_TMP/.pair")
 		[ "$kib" -gt "$maxkib" ] && maxkib=$kib
 		# clawdoctor's 1 (findings, changes) is a result; anything else above it fails the row
 		[ "$r" -le 1 ] || { bench_note "FAILED: $name (ours) exited $r: $(head -c 300 "$BENCH_TMP/$name.err")"; rc=1; }
 		bash -c "$prep" >/dev/null 2>&1
-		/usr/bin/time -f '%e %M' -o "$BENCH_TMP/.pair" bash -c "$floor" >/dev/null 2>"$BENCH_TMP/$name.floor.err"
+		"$timer" -f '%e %M' -o "$BENCH_TMP/.pair" bash -c "$floor" >/dev/null 2>"$BENCH_TMP/$name.floor.err"
 		r=$?
 		read -r b kib < <(tail -n 1 "$BENCH_TMP/.pair")
 		[ "$r" = 0 ] || { bench_note "FAILED: $name (floor) exited $r: $(head -c 300 "$BENCH_TMP/$name.floor.err")"; rc=1; }

@@ -3,7 +3,9 @@
 package bench
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,24 +70,40 @@ func TestMeasureCPUMedian(t *testing.T) {
 }
 
 // TestPairMedians: bench_pair reports the medians of its alternated pairs and their ratio
-// against the target, both ways round, and a failed floor fails the row.
+// against the target, both ways round, and a failed floor fails the row. The times are given,
+// not slept: a fake GNU time (BENCH_TIMER) reports what each command wrote to
+// $BENCH_TMP/elapsed, so a loaded machine cannot move them (sleeps of 0.1-0.3 s took up to
+// 0.33 s under .ci/run's parallel tests and failed the test on 2026-12-06).
 func TestPairMedians(t *testing.T) {
 	needGNUTime(t)
-	// ours sleeps 0.3, 0.1, 0.2 s (median 0.2); the floor always 0.1 s
+	timer := filepath.Join(t.TempDir(), "time")
+	const fake = `#!/usr/bin/env bash
+[ "$1" = -f ] && [ "$3" = -o ] || exit 9
+out=$4; shift 4
+"$@"; rc=$?
+echo "$(cat "$BENCH_TMP/elapsed" 2>/dev/null || echo 0) 2048" >"$out"
+exit $rc
+`
+	if err := os.WriteFile(timer, []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// ours takes 0.3, 0.1, 0.2 s (median 0.2); the floor always 0.1 s
 	const ours = `n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; ` +
-		`case $n in 0) sleep 0.3;; 1) sleep 0.1;; *) sleep 0.2;; esac`
+		`case $n in 0) e=0.3;; 1) e=0.1;; *) e=0.2;; esac; echo $e >"$BENCH_TMP/elapsed"`
+	const floor = `echo 0.1 >"$BENCH_TMP/elapsed"`
 	for _, tc := range []struct {
 		name, target, floor string
 		want                *regexp.Regexp
 		wantExit            int
 	}{
-		{"time over the floor", "<=1.5", "sleep 0.1", regexp.MustCompile(`0\.2\d s / floor 0\.1\d s = (1\.[5-9]\d|2\.\d\d)x \(target <=1\.5: not met; medians of 3 pairs\)`), 0},
-		{"share of the floor's speed", ">=0.4", "sleep 0.1", regexp.MustCompile(`= 0\.[45]\dx \(target >=0\.4: met;`), 0},
+		{"time over the floor", "<=1.5", floor, regexp.MustCompile(`p\t0\.20 s / floor 0\.10 s = 2\.00x \(target <=1\.5: not met; medians of 3 pairs\)\t2\.0 MiB`), 0},
+		{"share of the floor's speed", ">=0.4", floor, regexp.MustCompile(`= 0\.50x \(target >=0\.4: met;`), 0},
 		{"a failed floor", "<=9", "exit 2", regexp.MustCompile(`\(FAILED\)`), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			script := `bench_pair p '` + tc.target + `' 'true' '` + strings.ReplaceAll(ours, `'`, `'\''`) + `' '` + tc.floor + `'; bench_exit`
-			cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; `+script)
+			q := func(s string) string { return `'` + strings.ReplaceAll(s, `'`, `'\''`) + `'` }
+			script := `bench_pair p '` + tc.target + `' 'true' ` + q(ours) + ` ` + q(tc.floor) + `; bench_exit`
+			cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; BENCH_TIMER=`+timer+`; `+script)
 			out, _ := cmd.CombinedOutput()
 			if got := cmd.ProcessState.ExitCode(); got != tc.wantExit {
 				t.Fatalf("exit %d, want %d:\n%s", got, tc.wantExit, out)
