@@ -439,6 +439,10 @@ func scanString(b []byte, i int) (int, uint8, string) {
 			}
 			i += 8
 		}
+		if haveStopAVX2 && i+32 <= n {
+			i += indexStopASCIIAVX2(b[i:])
+			goto found
+		}
 		for i+16 <= n {
 			mx := special(binary.LittleEndian.Uint64(b[i:]))
 			my := special(binary.LittleEndian.Uint64(b[i+8:]))
