@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	segutf8 "github.com/segmentio/asm/utf8"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -456,10 +457,12 @@ func isBlank(b []byte) bool {
 }
 
 // classifyJSON is Classify and Valid in one pass over most lines: walk checks the JSON and the
-// UTF-8 of its strings together (modeUTF8), and a valid line is ASCII outside its strings, so
-// it cannot hold a NUL or be blank and its UTF-8 is known, and its only place for a CR is
-// whitespace, which walk reports (outCR): no second pass over the line. A line that is not valid JSON, rare, is classified by Classify. On the
-// validate bench this halved the CPU time of a worker (utf8.Valid was 40 % of it).
+// UTF-8 of its strings together (modeUTF8; with AVX2, walk and then one AVX2 pass over the
+// line's UTF-8), and a valid line is ASCII outside its strings, so it cannot hold a NUL or be
+// blank and its UTF-8 is known, and its only place for a CR is whitespace, which walk reports
+// (outCR): no second pass of Classify over the line. A line that is not valid JSON, rare, is
+// classified by Classify. On the validate bench this halved the CPU time of a worker
+// (utf8.Valid was 40 % of it).
 func classifyJSON(b []byte) (f Flag, valid bool) {
 	f, end := classifyWalk(b, nil)
 	return f, end >= 0
@@ -468,9 +471,21 @@ func classifyJSON(b []byte) (f Flag, valid bool) {
 // classifyWalk is classifyJSON reporting to sc (nil for none) and returning the end of the
 // value, or -1 when b is not one valid value.
 func classifyWalk(b []byte, sc *Scanner) (f Flag, valueEnd int) {
-	end, msg, _, out := walk(b, 0, sc, nil, modeUTF8)
+	mode := modeUTF8
+	if haveStopAVX2 {
+		// strings are scanned with AVX2 to their quotes and escapes only, and the line's UTF-8
+		// checked after in one AVX2 pass: a valid line is ASCII outside its strings. Stopping
+		// at every rune run instead made classifyJSON 8 % slower (64 MiB of the limits
+		// transcript in memory, 2026-12-06); without AVX2 that pass would be the stdlib's
+		// utf8.Valid, slower than decoding runes in the string scan.
+		mode = 0
+	}
+	end, msg, _, out := walk(b, 0, sc, nil, mode)
 	if msg != "" {
 		return Classify(b), -1
+	}
+	if mode == 0 && !segutf8.Valid(b) {
+		out |= outBadUTF8
 	}
 	valueEnd = end
 	if end, out = spaceCR(b, end, out); end != len(b) {
