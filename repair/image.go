@@ -1,6 +1,10 @@
 package repair
 
-import "github.com/clawdoctor/clawdoctor/internal/session"
+import (
+	"bytes"
+
+	"github.com/clawdoctor/clawdoctor/internal/session"
+)
 
 // OpenClaw 2026.6.11 replaces an image content block whose base64 payload is corrupt with a
 // text block (session-file-repair.ts isCorruptedImageContentBlock): a block of type "image"
@@ -35,6 +39,12 @@ func corruptImage(ms objMembers, unpadded bool) bool {
 	}
 	if !mime {
 		return false
+	}
+	// Without an escape the payload is checked where it stands: a byte that is not ASCII
+	// makes it corrupt whether it is read raw or as Node decodes it (U+FFFD), so the verdict
+	// is strValue's without the copy of a payload that is most of the line.
+	if tok := c[d[0]:d[1]]; bytes.IndexByte(tok[1:len(tok)-1], '\\') < 0 {
+		return session.CorruptImageBytes(tok[1:len(tok)-1], unpadded)
 	}
 	data, ok := strValue(c[d[0]:d[1]])
 	return ok && session.CorruptImageData(data, unpadded)

@@ -989,6 +989,9 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 	}
 	f := entryFields{image: image}
 	var cur msgFields // members of the "message" object being read
+	// the depth-1 key holding the depth-2 members that follow, named once for all of them
+	// (keyName of every member's parent key was a third of this function)
+	parentK0, inMessage := -1, false
 	for _, m := range members {
 		k := keyName(c[m.K0:m.K1])
 		if k == "" {
@@ -1012,7 +1015,10 @@ func (p *planner) fields(c []byte, v *value) entryFields {
 			}
 			continue
 		}
-		if keyName(c[m.ParentK0:m.ParentK1]) != "message" {
+		if m.ParentK0 != parentK0 {
+			parentK0, inMessage = m.ParentK0, keyName(c[m.ParentK0:m.ParentK1]) == "message"
+		}
+		if !inMessage {
 			continue
 		}
 		switch k { // a repeated key: the last one wins, as in JSON.parse

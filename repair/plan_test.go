@@ -224,6 +224,10 @@ func ruleCases() []ruleCase {
 			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
 		{"valid base64 that is no image", lines(hdr, toolResultWith(`[{"type":"image","data":"aGVsbG8gd29ybGQ=","mediaType":" IMAGE/png "}]`)), nil,
 			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}}},
+		// payloads read where they stand (no escape) and decoded (escapes): the same verdicts
+		{"raw byte that is not UTF-8 in base64", lines(hdr, toolResultWith(`[{"type":"image","data":"iVBOR`+"\xff"+`w0KGgo=","mimeType":"image/png"}]`)), nil,
+			want{out: lines(hdr, toolResultWith(`[`+badImg+`]`)), counts: Counts{RemovedCorruptImageBlocks: 1}, notes: []string{"invalid UTF-8"}}},
+		{"good image with escaped slashes kept", lines(hdr, toolResultWith(`[{"type":"image","data":"`+strings.ReplaceAll(png, "/", `\/`)+`","mimeType":"image/png"}]`)), nil, want{}},
 		{"good image kept, spaces and line breaks allowed", lines(hdr, toolResultWith(`[{"type":"image","data":" `+png[:40]+`\r\n`+png[40:]+`","mimeType":"image/png"}]`)), nil, want{}},
 		{"image without an image mime kept", lines(hdr, toolResultWith(`[{"type":"image","data":"not base64!","mimeType":"text/plain"}]`)), nil, want{}},
 		{"image rule not in 2026.4.24", lines(hdr, toolResultWith(`[{"type":"image","data":"not base64!","mimeType":"image/png"}]`)), release("2026.4.24"), want{}},

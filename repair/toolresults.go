@@ -106,7 +106,9 @@ func deliveryMirror(c []byte, m msgFields) bool {
 // already given a result, gets none; code-mode calls are served before message tool calls.
 func (p *planner) collectFacts() facts {
 	var f facts
-	slices.Sort(p.results)
+	if len(p.calls) > 0 {
+		slices.Sort(p.results)
+	}
 	done := map[uint64]bool{}
 	for _, mirror := range []bool{false, true} {
 		for _, cc := range p.calls {
@@ -123,13 +125,27 @@ func (p *planner) collectFacts() facts {
 			f.inserts[cc.key] = true
 		}
 	}
-	slices.Sort(p.ids)
+	// Most parents name the entry before them and are not in p.parents: the few left are
+	// looked up in one pass over the ids (sorting every id of a 256 MiB transcript was 2.5 %
+	// of its repair, serial at the end of planning).
+	if len(p.parents) == 0 {
+		return f
+	}
+	found := make(map[uint64]bool, len(p.parents))
 	for _, r := range p.parents {
-		if _, ok := slices.BinarySearch(p.ids, r.hash); !ok {
+		found[r.hash] = false
+	}
+	for _, id := range p.ids {
+		if _, ok := found[id]; ok {
+			found[id] = true
+		}
+	}
+	for h, ok := range found {
+		if !ok {
 			if f.dangling == nil {
 				f.dangling = map[uint64]bool{}
 			}
-			f.dangling[r.hash] = true
+			f.dangling[h] = true
 		}
 	}
 	return f
