@@ -9,10 +9,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	segutf8 "github.com/segmentio/asm/utf8"
 	"io"
 	"sync"
 	"unicode/utf8"
+
+	segutf8 "github.com/segmentio/asm/utf8"
 )
 
 // DefaultMaxLine is the default line cap: large enough for base64 images in tool results.

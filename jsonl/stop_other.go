@@ -6,5 +6,3 @@ package jsonl
 var haveStopAVX2 = false
 
 func indexStopAVX2(b []byte) int { panic("unreachable") }
-
-func indexStopASCIIAVX2(b []byte) int { panic("unreachable") }

@@ -41,10 +41,6 @@ func scanStringUTF8(b []byte, i int) (int, uint8, string) {
 			}
 			i += 8
 		}
-		if haveStopAVX2 && i+32 <= n {
-			i += indexStopAVX2(b[i:])
-			goto found
-		}
 		for i+16 <= n {
 			mx := stopUTF8(binary.LittleEndian.Uint64(b[i:]))
 			my := stopUTF8(binary.LittleEndian.Uint64(b[i+8:]))

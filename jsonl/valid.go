@@ -440,7 +440,7 @@ func scanString(b []byte, i int) (int, uint8, string) {
 			i += 8
 		}
 		if haveStopAVX2 && i+32 <= n {
-			i += indexStopASCIIAVX2(b[i:])
+			i += indexStopAVX2(b[i:])
 			goto found
 		}
 		for i+16 <= n {
