@@ -21,8 +21,9 @@ func stopUTF8(x uint64) uint64 {
 	return ((q - lsb*0x21) | (s - lsb)) & msb
 }
 
-// scanStringUTF8 is scanString for validate's one pass (modeUTF8): it checks the UTF-8 of the
-// string on the way and reports escBadUTF8 when a byte is not valid UTF-8. Each run of bytes
+// scanStringUTF8 is scanString for validate's one pass (modeUTF8) on machines without AVX2
+// (with it, classifyWalk checks a line's UTF-8 in one AVX2 pass after the walk): it checks the
+// UTF-8 of the string on the way and reports escBadUTF8 when a byte is not valid UTF-8. Each run of bytes
 // >= 0x80 is decoded where it stands by skipRunes, which costs a fraction of a second
 // utf8.Valid pass over the line (text has a non-ASCII rune every hundred bytes or so). After a
 // bad byte the line's verdict is known and the rest of the string is left to scanString.

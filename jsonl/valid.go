@@ -131,7 +131,7 @@ func scanValue(b []byte, i int, sc *Scanner) (int, string) {
 // The modes of walk, and what it reports besides the end offset.
 const (
 	modeTape uint8 = 1 << iota // write a token per value and key (Doc.Parse)
-	modeUTF8                   // check that strings hold valid UTF-8 (validate's one pass)
+	modeUTF8                   // check that strings hold valid UTF-8 (validate's one pass, without AVX2)
 
 	outBig     uint8 = 1 << 0 // the tape reached its limit: refused for its size
 	outBadUTF8 uint8 = 1 << 1 // modeUTF8: a string holds bytes that are not valid UTF-8
@@ -147,7 +147,8 @@ const (
 //   - modeTape: a token per value and key appended to toks (Doc.Parse, the audit's reader), at
 //     most docMaxDepth levels and DocMaxValues tokens (outBig: refused for its size);
 //   - modeUTF8: the UTF-8 of every string checked on the same pass (outBadUTF8), which is all
-//     the UTF-8 of a valid line since JSON outside strings is ASCII (validate, classifyJSON).
+//     the UTF-8 of a valid line since JSON outside strings is ASCII (validate, classifyJSON,
+//     where AVX2 is absent; with it classifyWalk checks the line's UTF-8 after the walk).
 //
 // A stack entry is the open container's token index << 1 (tape only), | 1 for an array.
 func walk(b []byte, i int, sc *Scanner, toks []tok, mode uint8) (_ int, _ string, _ []tok, out uint8) {
