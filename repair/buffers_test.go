@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/clawdoctor/clawdoctor/jsonl"
 )
@@ -100,6 +101,73 @@ func TestPlanAcrossReadBuffers(t *testing.T) {
 		if !reflect.DeepEqual(chunked, whole) {
 			t.Fatalf("reads of random sizes (seed %d) give another plan: %d edits, %d changes; %d, %d",
 				seed, len(chunked.Edits), len(chunked.Changes), len(whole.Edits), len(whole.Changes))
+		}
+	}
+}
+
+// TestPlanMembersPastSlab plans a transcript whose entries have so many members that a read
+// buffer's lines hold more than its share of the slab (slabMembers), and fewer than the most
+// a batch keeps: the scan worker appends past its share into an array of its own, and must not
+// write into the next batch's share, which another worker fills at the same time. Every
+// entry's role follows its other members, so a member overwritten by the neighbour shows as a
+// role-less message that the plan drops, or a dropped one that it keeps.
+func TestPlanMembersPastSlab(t *testing.T) {
+	var pad strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&pad, `"k%d":%d,`, i, i%10)
+	}
+	text := strings.Repeat("t", 1500)
+	var data bytes.Buffer
+	data.WriteString(`{"type":"session","version":3,"id":"s1","timestamp":"2026-03-02T00:00:00.000Z","cwd":"/"}` + "\n")
+	want := map[int64]bool{}
+	lineLen := 0
+	for i := 1; data.Len() < 24<<20; i++ {
+		role := `"role":"user",`
+		if i%97 == 0 {
+			role = ""
+			want[int64(i+1)] = true
+		}
+		n := data.Len()
+		fmt.Fprintf(&data, `{"type":"message","id":"m%d","parentId":"m%d","message":{%s%s"content":"%s"}}`+"\n", i, i-1, pad.String(), role, text)
+		lineLen = data.Len() - n
+	}
+	// 5 members at depth 1, 32 in the message
+	perBatch := batchBytes / lineLen * 37
+	kept := 4 * batchBytes / int(unsafe.Sizeof(jsonl.Member{}))
+	if perBatch < slabMembers*5/4 || perBatch > kept*3/4 {
+		t.Fatalf("about %d members in a read buffer: want past the slab's %d and under the %d a batch keeps", perBatch, slabMembers, kept)
+	}
+	plan, err := PlanStream(context.Background(), func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data.Bytes())), nil
+	}, "s1.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Changes) >= maxDetails {
+		t.Fatalf("%d changes: the details are capped", len(plan.Changes))
+	}
+	got := map[int64]bool{}
+	for _, c := range plan.Changes {
+		if c.Action == "drop" && c.Reason == "message entry without a role" {
+			got[c.Line] = true
+		} else {
+			t.Errorf("line %d: unexpected change %s: %s", c.Line, c.Action, c.Reason)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dropped %d lines, want the %d role-less ones", len(got), len(want))
+		n := 0
+		for l := range want {
+			if !got[l] && n < 5 {
+				t.Errorf("line %d is role-less and kept", l)
+				n++
+			}
+		}
+		for l := range got {
+			if !want[l] && n < 10 {
+				t.Errorf("line %d has a role and is dropped", l)
+				n++
+			}
 		}
 	}
 }

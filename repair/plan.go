@@ -26,6 +26,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/clawdoctor/clawdoctor/internal/hugemem"
 	"github.com/clawdoctor/clawdoctor/internal/jsonobj"
 	"github.com/clawdoctor/clawdoctor/internal/openclaw"
 	"github.com/clawdoctor/clawdoctor/internal/store"
@@ -327,6 +328,39 @@ func (b *batch) scan(sc *jsonl.Scanner) {
 	b.members, sc.Members = sc.Members, nil
 }
 
+// slab is the memory of the batches of a file that fills the read buffer: their buffers and a
+// first members array each, made at once by hugemem (page faults were a tenth of a 256 MiB
+// repair's CPU on the VM that measures our limits, a quarter of them for the read buffers and
+// another quarter for the growing members). A batch that needs more members than its array
+// holds appends past it into an array of its own (the three-index slices end each part).
+type slab struct {
+	bufs    []byte
+	members []jsonl.Member
+	next    int // parts taken
+}
+
+// slabMembers is each batch's share of members: 1 MiB of entries of 2 KiB (the limits
+// transcript) hold about 8,000.
+const slabMembers = batchBytes / 64
+
+// take gives bt its part of the slab when the Reader asks for a full read buffer, making the
+// slab for n batches on the first ask; nil when size is not that or every part is taken.
+func (s *slab) take(n, size int, bt *batch) []byte {
+	if size != batchBytes || s.next == n {
+		return nil
+	}
+	if s.bufs == nil {
+		s.bufs = hugemem.Make[byte](n*batchBytes, n*batchBytes)
+		s.members = hugemem.Make[jsonl.Member](n*slabMembers, n*slabMembers)
+	}
+	i := s.next
+	s.next++
+	if cap(bt.members) < slabMembers {
+		bt.members = s.members[i*slabMembers : i*slabMembers : (i+1)*slabMembers]
+	}
+	return s.bufs[i*batchBytes : (i+1)*batchBytes : (i+1)*batchBytes]
+}
+
 type lineFeed struct {
 	c    chan *batch // in stream order; take one when its scanned says so
 	free chan *batch
@@ -400,6 +434,7 @@ func readLines(r io.Reader, maxLine int) *lineFeed {
 			}
 		}
 		get()
+		var sl slab
 		handoff := func(old []byte, size int) []byte {
 			if old != nil {
 				send(old) // every line taken so far is in old
@@ -407,7 +442,11 @@ func readLines(r io.Reader, maxLine int) *lineFeed {
 			spare := bt.buf // the buffer this batch came back with: its lines are done
 			bt.buf = nil
 			if cap(spare) < size || cap(spare) > 4*batchBytes {
-				spare = make([]byte, size) // as the Reader asks: 64 KiB first, doubling, so a small file costs no 1 MiB
+				// as the Reader asks: 64 KiB first, doubling, so a small file costs no 1 MiB;
+				// the full size from the slab of huge pages
+				if spare = sl.take(n, size, bt); spare == nil {
+					spare = make([]byte, size)
+				}
 			}
 			return spare[:cap(spare)]
 		}
@@ -510,6 +549,31 @@ type value struct {
 // hash is the key of an entry id or parentId token: the string JSON.parse makes of it, so that
 // "a" and "\u0061" name one entry, as they do to OpenClaw, and "\ud800" and "\ud801" two.
 // A token without escapes or bytes >= 0x80 (nearly every id) is its own string.
+// resultHash is the key of a tool result's id token, trimmed as OpenClaw trims it; ok is false
+// for a token that is not a string or is blank. An id of printable ASCII other than a
+// backslash (nearly every one) is its own trimmed string: it is hashed where it is, without
+// the string strValue would make of it.
+func (p *planner) resultHash(tok []byte) (uint64, bool) {
+	if len(tok) > 2 && tok[0] == '"' {
+		in := tok[1 : len(tok)-1]
+		plain := true
+		for _, c := range in {
+			if c <= ' ' || c >= 0x7f || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return maphash.Bytes(p.seed, in), true
+		}
+	}
+	s, ok := strValue(tok)
+	if !ok || jsTrim(s) == "" {
+		return 0, false
+	}
+	return maphash.String(p.seed, jsTrim(s)), true
+}
+
 func (p *planner) hash(tok []byte) uint64 {
 	in := tok[1 : len(tok)-1]
 	for _, c := range in {
@@ -1142,6 +1206,9 @@ func (p *planner) entry(line int64, c []byte, v *value) {
 	if idTok != nil {
 		p.prevID = append(p.prevID[:0], idTok...)
 		p.prevHash = p.hash(idTok)
+		if len(p.ids) == cap(p.ids) {
+			p.ids = hugemem.Grow(p.ids, 1) // one id per entry: megabytes in a large file
+		}
 		p.ids = append(p.ids, p.prevHash)
 	}
 	if isMsg && f.hasMsg && c[f.msg[0]] == '{' && !p.opts.SalvageOnly {
@@ -1163,10 +1230,18 @@ func (p *planner) message(line int64, c []byte, m msgFields, image bool, idTok [
 	isArray := hasContent && c[m.content[0]] == '['
 	if role == "toolResult" {
 		for _, r := range m.resultIDs {
-			if s, ok := strValue(tok(r)); ok && r[1] != 0 && jsTrim(s) != "" {
-				p.results = append(p.results, maphash.String(p.seed, jsTrim(s)))
-				break
+			if r[1] == 0 {
+				continue
 			}
+			h, ok := p.resultHash(tok(r))
+			if !ok {
+				continue
+			}
+			if len(p.results) == cap(p.results) {
+				p.results = hugemem.Grow(p.results, 1)
+			}
+			p.results = append(p.results, h)
+			break
 		}
 		// OpenClaw trims result ids but not call ids, so a call id with surrounding white
 		// space never counts as answered there and every repair adds another synthetic
