@@ -343,10 +343,15 @@ type slab struct {
 // transcript) hold about 8,000.
 const slabMembers = batchBytes / 64
 
-// take gives bt its part of the slab when the Reader asks for a full read buffer, making the
-// slab for n batches on the first ask; nil when size is not that or every part is taken.
+// slabFrom is the Reader's first buffer (jsonl's startBufferSize).
+const slabFrom = 64 << 10
+
+// take gives bt its part of the slab, a full read buffer, when the Reader asks for a larger
+// one than its first (the file is longer than 64 KiB: a transcript of a few turns costs no
+// slab), making the slab for n batches on the first such ask; nil for the first ask, one past
+// the full buffer (a long line), or with every part taken.
 func (s *slab) take(n, size int, bt *batch) []byte {
-	if size != batchBytes || s.next == n {
+	if size <= slabFrom || size > batchBytes || s.next == n {
 		return nil
 	}
 	if s.bufs == nil {
@@ -501,7 +506,8 @@ type planner struct {
 	header  bool    // the first value was a valid header
 	noHead  string
 
-	prevID        []byte // id token of the last entry, for --relink
+	repl          []lpiece // contentBlocks' pieces, reused
+	prevID        []byte   // id token of the last entry, for --relink
 	prevHash      uint64
 	ids           []uint64
 	parents       []callRef  // parent references not equal to the previous entry's id
@@ -554,24 +560,39 @@ type value struct {
 // backslash (nearly every one) is its own trimmed string: it is hashed where it is, without
 // the string strValue would make of it.
 func (p *planner) resultHash(tok []byte) (uint64, bool) {
-	if len(tok) > 2 && tok[0] == '"' {
-		in := tok[1 : len(tok)-1]
-		plain := true
-		for _, c := range in {
-			if c <= ' ' || c >= 0x7f || c == '\\' {
-				plain = false
-				break
-			}
-		}
-		if plain {
-			return maphash.Bytes(p.seed, in), true
-		}
+	if len(tok) > 2 && plainPrintable(tok) {
+		return maphash.Bytes(p.seed, tok[1:len(tok)-1]), true
 	}
 	s, ok := strValue(tok)
 	if !ok || jsTrim(s) == "" {
 		return 0, false
 	}
 	return maphash.String(p.seed, jsTrim(s)), true
+}
+
+// untrimmed returns the string of a string token that a JavaScript trim() would change; ok is
+// false for any other token. A token of printable ASCII has no white space to trim and is
+// answered without the string (one for every tool result).
+func untrimmed(tok []byte) (string, bool) {
+	if plainPrintable(tok) {
+		return "", false
+	}
+	s, ok := strValue(tok)
+	return s, ok && s != jsTrim(s)
+}
+
+// plainPrintable reports whether tok is a string token of printable ASCII but the backslash:
+// its own string, which a JavaScript trim() leaves as it is.
+func plainPrintable(tok []byte) bool {
+	if len(tok) < 2 || tok[0] != '"' {
+		return false
+	}
+	for _, c := range tok[1 : len(tok)-1] {
+		if c <= ' ' || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *planner) hash(tok []byte) uint64 {
@@ -769,7 +790,7 @@ func (p *planner) line(l jsonl.Line) {
 	p.addEdit(Edit{Off: l.Offset, End: lineEnd, Repl: out})
 }
 
-var nl = []byte("\n")
+var nl, comma = []byte("\n"), []byte(",")
 
 // appendValue appends the pieces of v (with its splices) to out, in source coordinates.
 func (p *planner) appendValue(out []Piece, v value) []Piece {
@@ -1248,7 +1269,7 @@ func (p *planner) message(line int64, c []byte, m msgFields, image bool, idTok [
 		// result. Ours answers it with the synthetic result already written: repair is
 		// idempotent (docs/conformance.md).
 		if r := m.resultIDs[0]; r[1] != 0 {
-			if s, ok := strValue(tok(r)); ok && s != jsTrim(s) && bytes.Contains(c[v.s:v.e], []byte(`"openclawSyntheticMissingToolResult":true`)) {
+			if s, ok := untrimmed(tok(r)); ok && bytes.Contains(c[v.s:v.e], []byte(`"openclawSyntheticMissingToolResult":true`)) {
 				p.results = append(p.results, maphash.String(p.seed, s))
 			}
 		}
@@ -1280,10 +1301,9 @@ func (p *planner) message(line int64, c []byte, m msgFields, image bool, idTok [
 		return
 	}
 	api, _ := strValue(tok(m.api))
-	prov, _ := strValue(tok(m.provider))
 	switch {
 	case p.has(openclaw.RepairInsertsCodeModeResults) && m.api[1] != 0 && m.provider[1] != 0 &&
-		api == "openai-chatgpt-responses" && prov == "openai":
+		api == "openai-chatgpt-responses" && tokIs(tok(m.provider), "openai"):
 		p.toolCalls(line, c, m.content, idTok, v, false)
 	case p.has(openclaw.RepairInsertsDeliveryMirrorResults) && m.api[1] != 0 && responsesAPI(jsTrim(api)):
 		p.toolCalls(line, c, m.content, idTok, v, true)
@@ -1296,7 +1316,10 @@ func (p *planner) message(line int64, c []byte, m msgFields, image bool, idTok [
 func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool, v *value) {
 	images := image && p.has(openclaw.RepairReplacesCorruptImages)
 	elems := p.elements(c, r)
-	var repl []lpiece
+	// the pieces are gathered in a reused array: every user turn is read here and few change
+	// (a new array each was a tenth of a repair's page faults, its garbage growing the heap)
+	repl := p.repl[:0]
+	defer func() { p.repl = repl[:0] }()
 	kept, replaced, removed := 0, 0, 0
 	for _, el := range elems {
 		var piece lpiece
@@ -1311,7 +1334,7 @@ func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool
 			piece = lpiece{s: el[0], e: el[1]}
 		}
 		if kept > 0 {
-			repl = append(repl, lpiece{lit: []byte(",")})
+			repl = append(repl, lpiece{lit: comma})
 		}
 		repl = append(repl, piece)
 		kept++
@@ -1320,12 +1343,13 @@ func (p *planner) contentBlocks(line int64, c []byte, r [2]int, user, image bool
 	if replaced == 0 && !userRewrite {
 		return
 	}
+	var out []lpiece // the splice keeps it: not the reused array
 	if user && kept == 0 {
-		repl = []lpiece{{lit: []byte(`[{"type":"text","text":"` + BlankUserFallbackText + `"}]`)}}
+		out = []lpiece{{lit: []byte(`[{"type":"text","text":"` + BlankUserFallbackText + `"}]`)}}
 	} else {
-		repl = append(append([]lpiece{{lit: []byte("[")}}, repl...), lpiece{lit: []byte("]")})
+		out = append(append([]lpiece{{lit: []byte("[")}}, repl...), lpiece{lit: []byte("]")})
 	}
-	v.splices = append(v.splices, splice{s: r[0], e: r[1], repl: repl})
+	v.splices = append(v.splices, splice{s: r[0], e: r[1], repl: out})
 	if replaced > 0 {
 		p.plan.Counts.RemovedCorruptImageBlocks += replaced
 		p.change(line, "replace-image", fmt.Sprintf("%d image block(s) with corrupt base64 data replaced by %q", replaced, CorruptImageFallbackText))
