@@ -208,6 +208,11 @@ func ruleCases() []ruleCase {
 			want{out: lines(hdr, u1, strings.Replace(codeMode("stop", "call_1", "exec"), `"id":"a1",`, ``, 1), strings.Replace(synth("a1", "call_1", "exec", 1), `"parentId":"a1",`, ``, 1)), counts: Counts{InsertedToolResults: 1}}},
 
 		// 2026.6.11: message tool calls of an OpenAI Responses turn before a delivery mirror.
+		{"padded call id: the synthetic result answers it on the next repair", lines(hdr, u1, codeMode("stop", " call_p ", "exec")), nil,
+			want{out: lines(hdr, u1, codeMode("stop", " call_p ", "exec"), synth("a1", " call_p ", "exec", 1)), counts: Counts{InsertedToolResults: 1}}},
+		{"code-mode provider spelled with an escape", lines(hdr, u1, strings.Replace(codeMode("stop", "call_e", "exec"), `"provider":"openai"`, `"provider":"\u006fpenai"`, 1)), nil,
+			want{out: lines(hdr, u1, strings.Replace(codeMode("stop", "call_e", "exec"), `"provider":"openai"`, `"provider":"\u006fpenai"`, 1), synth("a1", "call_e", "exec", 1)), counts: Counts{InsertedToolResults: 1}}},
+		{"code-mode provider padded: not OpenAI", lines(hdr, u1, strings.Replace(codeMode("stop", "call_e", "exec"), `"provider":"openai"`, `"provider":" openai"`, 1)), nil, want{}},
 		{"delivery mirror after message tool call", lines(hdr, u1, responses("toolUse", "call_m", "message"), mirrorTurn("delivery-mirror")), nil,
 			want{out: lines(hdr, u1, responses("toolUse", "call_m", "message"), synth("a1", "call_m", "message", 1), mirrorTurn("delivery-mirror")), counts: Counts{InsertedToolResults: 1}}},
 		{"gateway-injected mirror, padded names", lines(hdr, u1, responses("stop", "call_m", " Message "), `{"type":"custom","id":"c1","parentId":"a1"}`, strings.Replace(mirrorTurn("gateway-injected"), `"openclaw"`, `" openclaw "`, 1)), nil,
