@@ -73,8 +73,7 @@ results="$BENCH_TMP/results.tsv"
 
 BENCH_BIN="$BENCH_TMP/clawdoctor"
 export BENCH_BIN
-bench_note "building $BENCH_BIN"
-(cd "$repo" && go build -o "$BENCH_BIN" .) || { echo "bench.sh: go build failed" >&2; exit 4; }
+bench_build "$BENCH_BIN" || { echo "bench.sh: go build failed" >&2; exit 4; }
 
 # gen NAME DIR ARGS...: generate a state dir once, timing it (MB/s over the transcript bytes
 # written, taken from the manifest's total_bytes).

@@ -47,6 +47,7 @@
 #   bench_row NAME VALUE RSS          print one raw result line
 #   bench_bin                         set BENCH_BIN, building clawdoctor into $BENCH_TMP when
 #                                     the caller (bench.sh) did not
+#   bench_build OUT                   build clawdoctor into OUT as the release does
 #   bench_transcript DIR SEED ARGS... generate one transcript into DIR once (reused when its
 #                                     manifest exists) with `fixtures generate --single-transcript
 #                                     ARGS`, and print its path
@@ -295,8 +296,16 @@ bench_baselines() {
 bench_bin() {
 	[ -n "${BENCH_BIN:-}" ] && return 0
 	BENCH_BIN="$BENCH_TMP/clawdoctor"
-	bench_note "building $BENCH_BIN"
-	(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$BENCH_BIN" .) || exit 4
+	bench_build "$BENCH_BIN" || exit 4
+}
+
+# bench_build OUT: build clawdoctor as scripts/release builds what users install (no cgo, so
+# a static binary; -trimpath; no symbol tables), so the figures are the shipped program's. A
+# plain `go build` on a machine with a C compiler links cgo dynamically: 5 ms more start-up
+# on the VM that measures our limits (26 against 20.5 ms for --version), paid by every run.
+bench_build() {
+	bench_note "building $1 (as released: CGO_ENABLED=0, -trimpath, -ldflags '-s -w')"
+	(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" .)
 }
 
 bench_transcript() {
