@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
+
+	"github.com/clawdoctor/clawdoctor/internal/hugemem"
 )
 
 // TestIdKeyPacks: exactly the ids of 8 lowercase hex digits are packed (and unpack to
@@ -69,7 +71,7 @@ func TestIDEstimate(t *testing.T) {
 func TestReserveBlock(t *testing.T) {
 	var keys []uint64
 	m := newKeyMap(func(v int32) uint64 { return keys[v] })
-	m.reserve(1 << 19) // 64 shards of 10,923 slots (4/3 of 8,192, not rounded to a power of two): a 5.3 MiB block, over the 4 MiB tableBlock aligns
+	m.reserve(1 << 19) // 64 shards of 10,923 slots (4/3 of 8,192, not rounded to a power of two): a 5.3 MiB block, which hugemem.Make starts on a huge page
 	size := len(m.shards[0].slots)
 	if size != 10923 {
 		t.Fatalf("shard size %d, want 10923", size)
@@ -79,7 +81,7 @@ func TestReserveBlock(t *testing.T) {
 			t.Fatalf("shard %d is not the block's part after shard %d", k, k-1)
 		}
 	}
-	if runtime.GOOS == "linux" && uintptr(unsafe.Pointer(&m.shards[0].slots[0]))%hugePage != 0 {
+	if runtime.GOOS == "linux" && uintptr(unsafe.Pointer(&m.shards[0].slots[0]))%hugemem.PageSize != 0 {
 		t.Errorf("the block does not start on a huge page")
 	}
 	for i := range 800_000 { // past the reserve (524,288 at 3/4 full): shards grow
