@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // classifyCases hold the byte-level anomalies in and around valid and invalid JSON, with the
@@ -57,6 +58,10 @@ func checkClassifyJSON(t *testing.T, b []byte) {
 
 func checkClassifyJSONOnce(t *testing.T, b []byte) {
 	t.Helper()
+	// Classify's UTF-8 check (segmentio/asm) against the stdlib's, the reference
+	if bad := Classify(b)&FlagInvalidUTF8 != 0; bad == utf8.Valid(b) {
+		t.Fatalf("Classify(%q): invalid UTF-8 %v; unicode/utf8 says valid %v", b, bad, utf8.Valid(b))
+	}
 	f, valid := classifyJSON(b)
 	if want, wantValid := Classify(b), Valid(b); f != want || valid != wantValid {
 		t.Fatalf("classifyJSON(%q) = %v, %v (AVX2 %v); Classify and Valid say %v, %v", b, f, valid, haveStopAVX2, want, wantValid)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"io"
 	"sync"
-	"unicode/utf8"
 
 	segutf8 "github.com/segmentio/asm/utf8"
 )
@@ -428,7 +427,10 @@ func (r *Reader) inClean(lo, n int) bool {
 
 // Classify finds the anomalies inside one line's content (without its terminator): lone CR,
 // NUL, invalid UTF-8, blank. (A one-pass SWAR version was measured slower than these three
-// assembly-backed scans; see docs/validate.md.)
+// assembly-backed scans; see docs/validate.md.) The UTF-8 check is segmentio/asm's, AVX2 where
+// the CPU has it and the stdlib's elsewhere: every line of a reader's that is not pure ASCII
+// comes here, and the stdlib's loop was a fifth of the CPU of a JSONL audit (0.6 of 3.1 CPU-s,
+// 512 MiB of generated sessions) and an eighth of the SQLite-era one.
 func Classify(b []byte) Flag {
 	var f Flag
 	if bytes.IndexByte(b, '\r') >= 0 {
@@ -437,7 +439,7 @@ func Classify(b []byte) Flag {
 	if bytes.IndexByte(b, 0) >= 0 {
 		f |= FlagNUL
 	}
-	if !utf8.Valid(b) {
+	if !segutf8.Valid(b) {
 		f |= FlagInvalidUTF8
 	}
 	if isBlank(b) {
