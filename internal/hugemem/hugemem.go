@@ -7,7 +7,9 @@
 // with a loop touching 64 MiB); a 256 MiB repair took 5,600 faults, a tenth of its CPU, most of
 // them for these arrays. Linux backs anonymous memory with huge pages only where madvise asks
 // (transparent_hugepage=madvise, the common default) and the Go runtime asks for none of its
-// heap. The advice changes nothing else: the arrays are ordinary Go memory, collected as any.
+// heap. The advice changes nothing else: the arrays are ordinary Go memory, collected as any;
+// the advice stays with their addresses, so what the runtime later puts there (once an array is
+// collected) gets huge pages too, which costs at most a few MiB of memory more.
 //
 // Elsewhere (and where the kernel has no transparent huge pages) the arrays are plain.
 package hugemem
