@@ -328,10 +328,10 @@ func (b *batch) scan(sc *jsonl.Scanner) {
 	b.members, sc.Members = sc.Members, nil
 }
 
-// slab is the memory of the batches of a file that fills the read buffer: their buffers and a
-// first members array each, made at once by hugemem (page faults were a tenth of a 256 MiB
-// repair's CPU on the VM that measures our limits, a quarter of them for the read buffers and
-// another quarter for the growing members). A batch that needs more members than its array
+// slab is the memory of the batches of a file longer than the Reader's first buffer: their
+// read buffers and a first members array each, made at once by hugemem (page faults were a
+// tenth of a 256 MiB repair's CPU on the VM that measures our limits, a quarter of them for
+// the read buffers and another quarter for the growing members). A batch that needs more members than its array
 // holds appends past it into an array of its own (the three-index slices end each part).
 type slab struct {
 	bufs    []byte
@@ -552,9 +552,6 @@ type value struct {
 	drop    bool
 }
 
-// hash is the key of an entry id or parentId token: the string JSON.parse makes of it, so that
-// "a" and "\u0061" name one entry, as they do to OpenClaw, and "\ud800" and "\ud801" two.
-// A token without escapes or bytes >= 0x80 (nearly every id) is its own string.
 // resultHash is the key of a tool result's id token, trimmed as OpenClaw trims it; ok is false
 // for a token that is not a string or is blank. An id of printable ASCII other than a
 // backslash (nearly every one) is its own trimmed string: it is hashed where it is, without
@@ -595,6 +592,9 @@ func plainPrintable(tok []byte) bool {
 	return true
 }
 
+// hash is the key of an entry id or parentId token: the string JSON.parse makes of it, so that
+// "a" and "\u0061" name one entry, as they do to OpenClaw, and "\ud800" and "\ud801" two.
+// A token without escapes or bytes >= 0x80 (nearly every id) is its own string.
 func (p *planner) hash(tok []byte) uint64 {
 	in := tok[1 : len(tok)-1]
 	for _, c := range in {
