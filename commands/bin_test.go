@@ -13,7 +13,21 @@ var (
 	binOnce sync.Once
 	binPath string
 	binErr  error
+	binDir  string // removed by TestMain after the tests (afterRun)
 )
+
+// afterRun is the package's tests with the built binary removed after them: testscript.Main
+// exits the process itself, so the removal rides on its m.Run. Before it, every test run left
+// a 30 MB binary in $TMPDIR.
+type afterRun struct{ m *testing.M }
+
+func (a afterRun) Run() int {
+	code := a.m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	return code
+}
 
 // clawdoctorBin builds the real binary once per test run (signals need a real process).
 func clawdoctorBin(t *testing.T) string {
@@ -27,6 +41,7 @@ func clawdoctorBin(t *testing.T) string {
 			binErr = err
 			return
 		}
+		binDir = dir
 		os.Chmod(dir, 0o755)
 		binPath = filepath.Join(dir, "clawdoctor")
 		if runtime.GOOS == "windows" {

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite golden files and testscript exp
 var scriptNow = time.Date(2026, 5, 5, 12, 0, 0, 0, time.UTC)
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(afterRun{m}, map[string]func(){
 		"clawdoctor": func() {
 			now = func() time.Time { return scriptNow }
 			os.Exit(Run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))

@@ -25,6 +25,28 @@ func liveSize() int {
 	return 200 << 20
 }
 
+// liveDir is sessionsDir for the 200 MiB trials, and a func that removes the trial's state
+// dir. A trial leaves the transcript, its repaired copy and the backup: 400 MiB. Kept until
+// the test ended, the eleven trials of TestRepairKeepsLinesOfAWriterThatIgnoresTheLock held
+// 4.4 GB, and the project's CI machine ran out of disk space in the middle of one (stop 42).
+func liveDir(t *testing.T) (dir string, remove func()) {
+	t.Helper()
+	root, err := os.MkdirTemp("", "live-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) }) // a trial that failed before remove
+	dir = filepath.Join(root, "agents", "main", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, func() {
+		if err := os.RemoveAll(root); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // appendLine appends line+"\n" with one write, as OpenClaw's appendFile does.
 func appendLine(path, line string) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -49,7 +71,7 @@ func TestRepairKeepsLinesOfAWriterThatIgnoresTheLock(t *testing.T) {
 	if !p.Changed() {
 		t.Fatal("input needs no repair")
 	}
-	dir := sessionsDir(t)
+	dir, remove := liveDir(t)
 	path := filepath.Join(dir, "s1.jsonl")
 	// Time one repair to spread the append points over it.
 	write(t, path, string(orig), 0o644)
@@ -58,11 +80,12 @@ func TestRepairKeepsLinesOfAWriterThatIgnoresTheLock(t *testing.T) {
 		t.Fatalf("untimed run: %+v", r)
 	}
 	full := time.Since(start)
+	remove()
 	rng := rand.New(rand.NewSource(11))
 	const trials = 10 // one per tenth of the repair (and a little after it), at a random point in it
 	carried := 0
 	for i := range trials {
-		dir := sessionsDir(t)
+		dir, remove := liveDir(t)
 		path := filepath.Join(dir, "s1.jsonl")
 		write(t, path, string(orig), 0o644)
 		line := fmt.Sprintf(`{"type":"custom","id":"gw%d","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}`, i)
@@ -87,6 +110,7 @@ func TestRepairKeepsLinesOfAWriterThatIgnoresTheLock(t *testing.T) {
 				carried++
 			}
 		}
+		remove()
 	}
 	t.Logf("%d trials over a %v repair of %d bytes: the line was appended during the repair and carried over in %d", trials, full, len(orig), carried)
 	if carried == 0 {
@@ -136,7 +160,7 @@ func TestRepairLockMakesAGatewayWait(t *testing.T) {
 	orig, _ := crashInput(liveSize(), 8)
 	want, _ := repairBytes(t, orig, Options{})
 	for i, delay := range []time.Duration{50 * time.Millisecond, 300 * time.Millisecond} {
-		dir := sessionsDir(t)
+		dir, remove := liveDir(t)
 		path := filepath.Join(dir, "s1.jsonl")
 		write(t, path, string(orig), 0o644)
 		line := fmt.Sprintf(`{"type":"custom","id":"gw%d","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}`, i)
@@ -178,6 +202,7 @@ func TestRepairLockMakesAGatewayWait(t *testing.T) {
 		if _, err := os.Lstat(path + ".lock"); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("lock left behind: %v", err)
 		}
+		remove()
 	}
 }
 

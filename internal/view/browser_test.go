@@ -25,7 +25,18 @@ var (
 	browserOnce sync.Once
 	browserCtx  context.Context
 	browserErr  error
+	browserStop func() // closes Chromium and removes its profile dir; nil until started
 )
+
+// TestMain closes the shared Chromium after the tests: left running, it kept its profile dir
+// and its shared-memory files in $TMPDIR after every run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browserStop != nil {
+		browserStop()
+	}
+	os.Exit(code)
+}
 
 // chromium finds a Chromium binary: $CLAWDOCTOR_CHROMIUM, else the usual names on PATH.
 func chromium() string {
@@ -73,9 +84,15 @@ func sharedBrowser(t testing.TB) context.Context {
 			chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 			chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 			chromedp.Flag("disable-dev-shm-usage", true),
+			// Chromium's singleton socket dir and its shared-memory files go to $TMPDIR and
+			// outlive a killed browser: kept inside the profile dir, they go with it.
+			chromedp.Env("TMPDIR=" + dir),
 		}
-		actx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
-		bctx, _ := chromedp.NewContext(actx)
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelB := chromedp.NewContext(actx)
+		// Cancelling the browser's context closes Chromium and waits for it; the allocator's
+		// then removes nothing of ours, so the profile dir goes last.
+		browserStop = func() { cancelB(); cancelA(); os.RemoveAll(dir) }
 		if err := chromedp.Do(bctx); err != nil { // starts the browser
 			browserErr = fmt.Errorf("start %s: %w", exe, err)
 			return

@@ -21,6 +21,14 @@ func needGNUTime(t *testing.T) {
 	}
 }
 
+// benchShell runs script in bash with BENCH_TMP a fresh test dir (removed after the test; the
+// mktemp dir lib.sh makes when it is unset would stay in /tmp).
+func benchShell(t *testing.T, script string) *exec.Cmd {
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Env = append(os.Environ(), "BENCH_TMP="+t.TempDir())
+	return cmd
+}
+
 func TestFailedBaselineFailsTheScript(t *testing.T) {
 	needGNUTime(t)
 	for _, tc := range []struct {
@@ -33,7 +41,7 @@ func TestFailedBaselineFailsTheScript(t *testing.T) {
 		{"clawdoctor exit 4 is", `BENCH_BIN=/bin/sh; bench_measure cd - "$BENCH_BIN" -c 'exit 4'; bench_exit`, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; `+tc.script)
+			cmd := benchShell(t, `. ./lib.sh; `+tc.script)
 			out, _ := cmd.CombinedOutput()
 			if got := cmd.ProcessState.ExitCode(); got != tc.wantExit {
 				t.Fatalf("exit %d, want %d:\n%s", got, tc.wantExit, out)
@@ -52,7 +60,7 @@ func TestMeasureCPUMedian(t *testing.T) {
 	// each run sleeps the next time of the list: 0.6, 0.1, 0.3 s; the median is 0.3
 	const sleeper = `n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; ` +
 		`case $n in 0) sleep 0.6;; 1) sleep 0.1;; *) sleep 0.3;; esac`
-	cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; BENCH_CPU_ROUNDS=3 bench_measure_cpu x 3000000 bash -c '`+sleeper+`'; bench_exit`)
+	cmd := benchShell(t, `. ./lib.sh; BENCH_CPU_ROUNDS=3 bench_measure_cpu x 3000000 bash -c '`+sleeper+`'; bench_exit`)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
@@ -61,7 +69,7 @@ func TestMeasureCPUMedian(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^x\t[0-9.]+ MB/s \(0\.3\d s; median of 3\)`).Match(out) || !strings.Contains(string(out), "3 runs") {
 		t.Fatalf("no median row of 0.30 s:\n%s", out)
 	}
-	cmd = exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; BENCH_BIN=/bin/sh; `+
+	cmd = benchShell(t, `. ./lib.sh; BENCH_BIN=/bin/sh; `+
 		`BENCH_CPU_ROUNDS=3 bench_measure_cpu x 1 "$BENCH_BIN" -c 'n=$(cat "$BENCH_TMP/n" 2>/dev/null || echo 0); echo $((n+1)) >"$BENCH_TMP/n"; [ $n != 1 ] || exit 4'; bench_exit`)
 	out, _ = cmd.CombinedOutput()
 	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "FAILED") {
@@ -103,7 +111,7 @@ exit $rc
 		t.Run(tc.name, func(t *testing.T) {
 			q := func(s string) string { return `'` + strings.ReplaceAll(s, `'`, `'\''`) + `'` }
 			script := `bench_pair p '` + tc.target + `' 'true' ` + q(ours) + ` ` + q(tc.floor) + `; bench_exit`
-			cmd := exec.Command("bash", "-c", `BENCH_TMP=$(mktemp -d); . ./lib.sh; BENCH_TIMER=`+timer+`; `+script)
+			cmd := benchShell(t, `. ./lib.sh; BENCH_TIMER=`+timer+`; `+script)
 			out, _ := cmd.CombinedOutput()
 			if got := cmd.ProcessState.ExitCode(); got != tc.wantExit {
 				t.Fatalf("exit %d, want %d:\n%s", got, tc.wantExit, out)

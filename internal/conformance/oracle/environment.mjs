@@ -11,6 +11,12 @@
 //     packages, so the stage dir (OPENCLAW_PLUGIN_STAGE_DIR, a temp dir) gets that
 //     node_modules linked in: the plugins load as on an installed gateway, with no npm run.
 //
+//     The stage dir is removed when the process ends: 2026.4.24 does not use the link (it
+//     installs its own copy, 384 MB, into the stage), and a CI run of the differential left
+//     862 stage dirs, 32 GB, in /tmp. A driver killed outright (the harness's stall timeout
+//     sends SIGKILL) cannot remove its own, so each one's name carries its pid and the next
+//     driver removes those whose process is gone.
+//
 //   - stdout is the answers' alone: OpenClaw logs some steps to stdout ("Image resized to fit
 //     limits"); process.stdout.write goes to stderr, and the drivers answer through
 //     writeAnswer.
@@ -18,7 +24,7 @@
 //   import { writeAnswer } from "./environment.mjs";   // first, before chunks.mjs
 import { createHash } from "node:crypto";
 import dns from "node:dns";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -44,15 +50,54 @@ globalThis.fetch = async (url) => {
 };
 syncBuiltinESMExports();
 
+const stagePrefix = "oracle-plugin-stage-";
 const pkg = process.env.OPENCLAW_REF_PKG;
 if (pkg && !process.env.OPENCLAW_PLUGIN_STAGE_DIR) {
   const root = resolve(pkg);
   const ver = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version ?? "unknown";
   const key = `openclaw-${ver.replace(/[^A-Za-z0-9._-]+/g, "-")}-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`;
-  const stage = mkdtempSync(join(tmpdir(), "oracle-plugin-stage-"));
+  removeOrphanStages();
+  const stage = mkdtempSync(join(tmpdir(), `${stagePrefix}${process.pid}-`));
+  const remove = () => rmSync(stage, { recursive: true, force: true });
+  process.on("exit", remove);
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(sig, () => {
+      remove();
+      process.exit(128 + (sig === "SIGINT" ? 2 : sig === "SIGTERM" ? 15 : 1));
+    });
+  }
   mkdirSync(join(stage, key), { recursive: true });
   symlinkSync(dirname(root), join(stage, key, "node_modules"), "dir");
   process.env.OPENCLAW_PLUGIN_STAGE_DIR = stage;
+}
+
+/** removeOrphanStages removes the stage dirs of drivers that were killed before their exit handler ran. */
+function removeOrphanStages() {
+  let names = [];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = name.startsWith(stagePrefix) && /^(\d+)-/.exec(name.slice(stagePrefix.length));
+    if (!m || alive(Number(m[1]))) continue;
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    } catch {
+      // another driver removes it at the same moment, or it is not ours to remove
+    }
+  }
+}
+
+/** alive tells whether a process with this pid exists (EPERM: it does, someone else's). */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
 }
 
 const stdoutWrite = process.stdout.write.bind(process.stdout);
