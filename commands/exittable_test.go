@@ -302,9 +302,13 @@ func work(t *testing.T, st string) {
 // with the sessions.json cap lowered so the size-cap kind needs only a small file.
 func runBin(t *testing.T, args, env []string, nobody bool) (int, string) {
 	t.Helper()
-	cmd := exec.Command(clawdoctorBin(t), append([]string{"--max-store-bytes", "1KiB", "--no-progress"}, args...)...)
+	bin := clawdoctorBin(t)
+	cmd := exec.Command(bin, append([]string{"--max-store-bytes", "1KiB", "--no-progress"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	if nobody && os.Getuid() == 0 {
+		if dir := unsearchable(filepath.Dir(bin)); dir != "" {
+			t.Fatalf("%s is not searchable by other users, and this case runs the binary built under $TMPDIR as nobody: give $TMPDIR mode 0755 or more", dir)
+		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	}
 	out, err := cmd.CombinedOutput()
@@ -315,4 +319,20 @@ func runBin(t *testing.T, args, env []string, nobody bool) (int, string) {
 		t.Fatal(err)
 	}
 	return 0, string(out)
+}
+
+// unsearchable returns the first dir from dir up to the root that other users cannot search
+// (no o+x), or "". A private $TMPDIR (mktemp -d makes 0700) made every nobody case fail with a
+// bare "permission denied" from fork/exec.
+func unsearchable(dir string) string {
+	for {
+		if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
