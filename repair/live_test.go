@@ -31,15 +31,8 @@ func liveSize() int {
 // 4.4 GB, and the project's CI machine ran out of disk space in the middle of one (stop 42).
 func liveDir(t *testing.T) (dir string, remove func()) {
 	t.Helper()
-	root, err := os.MkdirTemp("", "live-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) }) // a trial that failed before remove
-	dir = filepath.Join(root, "agents", "main", "sessions")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir = sessionsDir(t)
+	root := filepath.Dir(filepath.Dir(filepath.Dir(dir))) // the t.TempDir above agents/main/sessions
 	return dir, func() {
 		if err := os.RemoveAll(root); err != nil {
 			t.Error(err)

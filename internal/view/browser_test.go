@@ -90,8 +90,8 @@ func sharedBrowser(t testing.TB) context.Context {
 		}
 		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 		bctx, cancelB := chromedp.NewContext(actx)
-		// Cancelling the browser's context closes Chromium and waits for it; the allocator's
-		// then removes nothing of ours, so the profile dir goes last.
+		// Cancelling the allocator's context kills Chromium and waits for it to exit; a
+		// profile dir the caller gave is not removed by chromedp, so it goes last, here.
 		browserStop = func() { cancelB(); cancelA(); os.RemoveAll(dir) }
 		if err := chromedp.Do(bctx); err != nil { // starts the browser
 			browserErr = fmt.Errorf("start %s: %w", exe, err)

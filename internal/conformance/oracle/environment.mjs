@@ -27,7 +27,7 @@ import dns from "node:dns";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import net from "node:net";
-import { tmpdir } from "node:os";
+import { constants, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
 function offline(what) {
@@ -63,7 +63,7 @@ if (pkg && !process.env.OPENCLAW_PLUGIN_STAGE_DIR) {
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(sig, () => {
       remove();
-      process.exit(128 + (sig === "SIGINT" ? 2 : sig === "SIGTERM" ? 15 : 1));
+      process.exit(128 + constants.signals[sig]);
     });
   }
   mkdirSync(join(stage, key), { recursive: true });
